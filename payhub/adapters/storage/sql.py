@@ -1,0 +1,408 @@
+"""Repositories written once in SQL for both dialects.
+
+A dialect adapter provides a ``Db`` (run a statement, fetch rows as dicts) and a few
+spellings; everything else (tables, queries, row mapping) lives here, so SQLite and
+PostgreSQL cannot drift apart. Parameters are written ``:name`` and translated by the
+adapter.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any, Protocol
+
+from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
+from payhub.domain.environments import Environment
+from payhub.domain.errors import Conflict
+from payhub.domain.keys import KeyKind
+from payhub.ports import IdempotencyClaim, Job, StoredResponse
+
+Row = dict[str, Any]
+
+
+class UniqueViolation(Exception):
+    """A unique constraint refused the write (translated from the driver's error)."""
+
+
+class Db(Protocol):
+    dialect: str
+
+    def execute(self, sql: str, params: dict[str, Any] | None = None) -> int:
+        """Run a statement; return the number of rows it changed."""
+        ...
+
+    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[Row]: ...
+
+
+def to_dt(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    text = str(value)
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def opt_dt(value: Any) -> datetime | None:
+    return None if value is None else to_dt(value)
+
+
+def to_decimal(value: Any) -> Decimal:
+    return value if isinstance(value, Decimal) else Decimal(str(value))
+
+
+def to_bytes(value: Any) -> bytes:
+    return bytes(value)
+
+
+class _Repo:
+    def __init__(self, db: Db) -> None:
+        self.db = db
+
+    def _one(self, sql: str, **params: Any) -> Row | None:
+        rows = self.db.query(sql, params)
+        return rows[0] if rows else None
+
+
+class SqlProviders(_Repo):
+    def add(self, provider: Provider) -> None:
+        self.db.execute(
+            "INSERT INTO providers (id, name, environment, created_at)"
+            " VALUES (:id, :name, :environment, :created_at)",
+            {
+                "id": provider.id,
+                "name": provider.name,
+                "environment": provider.environment.value,
+                "created_at": provider.created_at,
+            },
+        )
+
+    @staticmethod
+    def _load(row: Row) -> Provider:
+        return Provider(
+            id=row["id"],
+            name=row["name"],
+            environment=Environment(row["environment"]),
+            created_at=to_dt(row["created_at"]),
+        )
+
+    def get(self, provider_id: str) -> Provider | None:
+        row = self._one("SELECT * FROM providers WHERE id = :id", id=provider_id)
+        return self._load(row) if row else None
+
+    def list(self) -> list[Provider]:
+        rows = self.db.query("SELECT * FROM providers ORDER BY created_at, id")
+        return [self._load(r) for r in rows]
+
+    def count(self) -> int:
+        row = self._one("SELECT COUNT(*) AS n FROM providers")
+        return int(row["n"]) if row else 0
+
+
+class SqlApiKeys(_Repo):
+    def add(self, key: ApiKey) -> None:
+        self.db.execute(
+            "INSERT INTO api_keys (id, key_id, provider_id, merchant_id, kind, environment,"
+            " digest, hint, label, created_at, revoked_at) VALUES (:id, :key_id,"
+            " :provider_id, :merchant_id, :kind, :environment, :digest, :hint, :label,"
+            " :created_at, :revoked_at)",
+            {
+                "id": key.id,
+                "key_id": key.key_id,
+                "provider_id": key.provider_id,
+                "merchant_id": key.merchant_id,
+                "kind": key.kind.value,
+                "environment": key.environment.value,
+                "digest": key.digest,
+                "hint": key.hint,
+                "label": key.label,
+                "created_at": key.created_at,
+                "revoked_at": key.revoked_at,
+            },
+        )
+
+    @staticmethod
+    def _load(row: Row) -> ApiKey:
+        return ApiKey(
+            id=row["id"],
+            key_id=row["key_id"],
+            provider_id=row["provider_id"],
+            merchant_id=row["merchant_id"],
+            kind=KeyKind(row["kind"]),
+            environment=Environment(row["environment"]),
+            digest=row["digest"],
+            hint=row["hint"],
+            label=row["label"],
+            created_at=to_dt(row["created_at"]),
+            revoked_at=opt_dt(row["revoked_at"]),
+        )
+
+    def get_by_key_id(self, key_id: str) -> ApiKey | None:
+        row = self._one("SELECT * FROM api_keys WHERE key_id = :k", k=key_id)
+        return self._load(row) if row else None
+
+    def get(self, api_key_id: str) -> ApiKey | None:
+        row = self._one("SELECT * FROM api_keys WHERE id = :id", id=api_key_id)
+        return self._load(row) if row else None
+
+    def list(self, provider_id: str | None = None) -> list[ApiKey]:
+        if provider_id is None:
+            rows = self.db.query("SELECT * FROM api_keys ORDER BY created_at, id")
+        else:
+            rows = self.db.query(
+                "SELECT * FROM api_keys WHERE provider_id = :p ORDER BY created_at, id",
+                {"p": provider_id},
+            )
+        return [self._load(r) for r in rows]
+
+    def revoke(self, api_key_id: str, at: datetime) -> None:
+        self.db.execute(
+            "UPDATE api_keys SET revoked_at = :at WHERE id = :id AND revoked_at IS NULL",
+            {"at": at, "id": api_key_id},
+        )
+
+
+class SqlMerchants(_Repo):
+    def add(self, merchant: Merchant) -> None:
+        try:
+            self.db.execute(
+                "INSERT INTO merchants (id, provider_id, external_reference, display_name,"
+                " created_at) VALUES (:id, :provider_id, :ref, :name, :created_at)",
+                {
+                    "id": merchant.id,
+                    "provider_id": merchant.provider_id,
+                    "ref": merchant.external_reference,
+                    "name": merchant.display_name,
+                    "created_at": merchant.created_at,
+                },
+            )
+        except UniqueViolation:
+            raise Conflict(
+                f"a merchant with externalReference '{merchant.external_reference}' exists"
+            ) from None
+
+    @staticmethod
+    def _load(row: Row) -> Merchant:
+        return Merchant(
+            id=row["id"],
+            provider_id=row["provider_id"],
+            external_reference=row["external_reference"],
+            display_name=row["display_name"],
+            created_at=to_dt(row["created_at"]),
+        )
+
+    def get(self, merchant_id: str) -> Merchant | None:
+        row = self._one("SELECT * FROM merchants WHERE id = :id", id=merchant_id)
+        return self._load(row) if row else None
+
+    def get_by_reference(self, provider_id: str, external_reference: str) -> Merchant | None:
+        row = self._one(
+            "SELECT * FROM merchants WHERE provider_id = :p AND external_reference = :r",
+            p=provider_id,
+            r=external_reference,
+        )
+        return self._load(row) if row else None
+
+    def list(
+        self, provider_id: str | None, after: str | None = None, limit: int = 100
+    ) -> list[Merchant]:
+        clauses, params = [], {"limit": limit}
+        if provider_id is not None:
+            clauses.append("provider_id = :p")
+            params["p"] = provider_id
+        if after is not None:
+            clauses.append("external_reference > :after")
+            params["after"] = after
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self.db.query(
+            f"SELECT * FROM merchants {where} ORDER BY external_reference LIMIT :limit",  # noqa: S608 (clauses are constants)
+            params,
+        )
+        return [self._load(r) for r in rows]
+
+
+class SqlCredentials(_Repo):
+    def put(self, credential: GatewayCredential) -> None:
+        self.db.execute(
+            "INSERT INTO gateway_credentials (merchant_id, gateway, environment, enabled, sealed,"
+            " created_at, updated_at) VALUES (:m, :g, :env, :enabled, :sealed, :created, :updated)"
+            " ON CONFLICT (merchant_id, gateway) DO UPDATE SET environment = excluded.environment,"
+            " enabled = excluded.enabled, sealed = excluded.sealed,"
+            " updated_at = excluded.updated_at",
+            {
+                "m": credential.merchant_id,
+                "g": credential.gateway,
+                "env": credential.environment.value,
+                "enabled": credential.enabled,
+                "sealed": credential.sealed,
+                "created": credential.created_at,
+                "updated": credential.updated_at,
+            },
+        )
+
+    @staticmethod
+    def _load(row: Row) -> GatewayCredential:
+        return GatewayCredential(
+            merchant_id=row["merchant_id"],
+            gateway=row["gateway"],
+            environment=Environment(row["environment"]),
+            enabled=bool(row["enabled"]),
+            sealed=to_bytes(row["sealed"]),
+            created_at=to_dt(row["created_at"]),
+            updated_at=to_dt(row["updated_at"]),
+        )
+
+    def get(self, merchant_id: str, gateway: str) -> GatewayCredential | None:
+        row = self._one(
+            "SELECT * FROM gateway_credentials WHERE merchant_id = :m AND gateway = :g",
+            m=merchant_id,
+            g=gateway,
+        )
+        return self._load(row) if row else None
+
+    def list(self, merchant_id: str) -> list[GatewayCredential]:
+        rows = self.db.query(
+            "SELECT * FROM gateway_credentials WHERE merchant_id = :m ORDER BY gateway",
+            {"m": merchant_id},
+        )
+        return [self._load(r) for r in rows]
+
+
+class SqlSequences(_Repo):
+    def next_value(self, name: str, start: int = 1) -> int:
+        # One statement: insert the first value or bump the existing one. The row lock
+        # (PostgreSQL) or the single writer (SQLite) makes concurrent callers queue up.
+        row = self._one(
+            "INSERT INTO sequences (name, value) VALUES (:n, :start)"
+            " ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1 RETURNING value",
+            n=name,
+            start=start,
+        )
+        assert row is not None
+        return int(row["value"])
+
+
+class SqlIdempotency(_Repo):
+    def claim(
+        self, scope: str, key: str, fingerprint: str, now: datetime, expires_at: datetime
+    ) -> IdempotencyClaim:
+        # An expired key is forgotten first, so it can be claimed afresh.
+        self.db.execute(
+            "DELETE FROM idempotency_keys WHERE scope = :s AND key = :k AND expires_at <= :now",
+            {"s": scope, "k": key, "now": now},
+        )
+        inserted = self.db.execute(
+            "INSERT INTO idempotency_keys (scope, key, fingerprint, state, created_at,"
+            " expires_at) VALUES (:s, :k, :f, 'in_flight', :now, :exp)"
+            " ON CONFLICT (scope, key) DO NOTHING",
+            {"s": scope, "k": key, "f": fingerprint, "now": now, "exp": expires_at},
+        )
+        if inserted:
+            return IdempotencyClaim("new")
+        row = self._one(
+            "SELECT fingerprint, state, status, body FROM idempotency_keys"
+            " WHERE scope = :s AND key = :k",
+            s=scope,
+            k=key,
+        )
+        if row is None:  # released between our insert and read: try once more
+            return self.claim(scope, key, fingerprint, now, expires_at)
+        if row["fingerprint"] != fingerprint:
+            return IdempotencyClaim("mismatch")
+        if row["state"] != "done":
+            return IdempotencyClaim("in_flight")
+        return IdempotencyClaim(
+            "done", StoredResponse(int(row["status"]), to_bytes(row["body"]))
+        )
+
+    def finish(self, scope: str, key: str, response: StoredResponse) -> None:
+        self.db.execute(
+            "UPDATE idempotency_keys SET state = 'done', status = :st, body = :b"
+            " WHERE scope = :s AND key = :k",
+            {"st": response.status, "b": response.body, "s": scope, "k": key},
+        )
+
+    def release(self, scope: str, key: str) -> None:
+        self.db.execute(
+            "DELETE FROM idempotency_keys WHERE scope = :s AND key = :k AND state = 'in_flight'",
+            {"s": scope, "k": key},
+        )
+
+
+class SqlJobs(_Repo):
+    def enqueue(self, job: Job) -> None:
+        self.db.execute(
+            "INSERT INTO jobs (id, queue, payload, due_at, attempts)"
+            " VALUES (:id, :q, :p, :due, :attempts)",
+            {
+                "id": job.id,
+                "q": job.queue,
+                "p": json.dumps(job.payload, separators=(",", ":")),
+                "due": job.due_at,
+                "attempts": job.attempts,
+            },
+        )
+
+    @staticmethod
+    def _load(row: Row) -> Job:
+        return Job(
+            id=row["id"],
+            queue=row["queue"],
+            payload=json.loads(row["payload"]),
+            due_at=to_dt(row["due_at"]),
+            attempts=int(row["attempts"]),
+        )
+
+    def lease(
+        self, queue: str, now: datetime, owner: str, limit: int, lease_until: datetime
+    ) -> list[Job]:
+        # PostgreSQL: SKIP LOCKED lets concurrent workers pass over each other's rows.
+        # SQLite: the unit of work holds the single write lock, so this is already exclusive.
+        lock = " FOR UPDATE SKIP LOCKED" if self.db.dialect == "postgres" else ""
+        rows = self.db.query(
+            "UPDATE jobs SET lease_owner = :owner, leased_until = :until,"
+            " attempts = attempts + 1 WHERE id IN (SELECT id FROM jobs WHERE queue = :q"
+            " AND done_at IS NULL AND due_at <= :now AND (leased_until IS NULL OR"
+            f" leased_until <= :now) ORDER BY due_at, id LIMIT :limit{lock}) RETURNING *",
+            {"owner": owner, "until": lease_until, "q": queue, "now": now, "limit": limit},
+        )
+        return sorted((self._load(r) for r in rows), key=lambda j: (j.due_at, j.id))
+
+    def complete(self, job_id: str, owner: str, now: datetime) -> bool:
+        return (
+            self.db.execute(
+                "UPDATE jobs SET done_at = :now, leased_until = NULL"
+                " WHERE id = :id AND lease_owner = :owner AND done_at IS NULL",
+                {"now": now, "id": job_id, "owner": owner},
+            )
+            == 1
+        )
+
+    def retry(self, job_id: str, owner: str, due_at: datetime) -> bool:
+        return (
+            self.db.execute(
+                "UPDATE jobs SET due_at = :due, leased_until = NULL, lease_owner = NULL"
+                " WHERE id = :id AND lease_owner = :owner AND done_at IS NULL",
+                {"due": due_at, "id": job_id, "owner": owner},
+            )
+            == 1
+        )
+
+    def count(self, queue: str, done: bool | None = None) -> int:
+        extra = {None: "", True: " AND done_at IS NOT NULL", False: " AND done_at IS NULL"}[done]
+        row = self._one(f"SELECT COUNT(*) AS n FROM jobs WHERE queue = :q{extra}", q=queue)  # noqa: S608
+        return int(row["n"]) if row else 0
+
+
+class SqlUnitOfWork:
+    """The repositories over one open transaction."""
+
+    def __init__(self, db: Db) -> None:
+        self.providers = SqlProviders(db)
+        self.api_keys = SqlApiKeys(db)
+        self.merchants = SqlMerchants(db)
+        self.credentials = SqlCredentials(db)
+        self.sequences = SqlSequences(db)
+        self.idempotency = SqlIdempotency(db)
+        self.jobs = SqlJobs(db)

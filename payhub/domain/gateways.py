@@ -1,0 +1,135 @@
+"""The gateway catalog: the 21 supported gateways and what each can do, in one table.
+
+Every rule that depends on a gateway's abilities (ACH allowed? authorize-only?
+partial capture? must a bank account be saved first?) reads this table, so adding
+a gateway is one row here plus its adapter. Capabilities follow each gateway's
+public API reference (see ``docs/gateways.md``). ACH is offered through the five
+gateways whose adapters implement it; the others are card-only in payhub.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import attrs
+
+from payhub.domain.environments import Environment
+from payhub.domain.errors import NotFound
+
+
+class BankAccountVaulting(StrEnum):
+    """How a gateway treats bank accounts (spec: Payments, ACH)."""
+
+    NONE = "None"  # no ACH at all
+    VAULT_FIRST = "VaultFirst"  # a bank account must be saved before it can be charged
+    FRESH_ONLY = "FreshOnly"  # no bank-account vaulting: every charge needs a fresh token
+    FRESH_AND_VAULT = "FreshAndVault"  # both a fresh charge and saving work
+
+
+@attrs.frozen
+class GatewayInfo:
+    name: str
+    display_name: str
+    card: bool
+    bank_account_vaulting: BankAccountVaulting
+    authorize_only: bool
+    hosted_checkout: bool
+    refunds: bool
+    partial_capture: bool
+    card_vaulting: bool
+    hosted_fields: str
+    sandbox_only: bool = False
+    credential_fields: tuple[str, ...] = ()
+
+    @property
+    def ach(self) -> bool:
+        return self.bank_account_vaulting is not BankAccountVaulting.NONE
+
+    def available_in(self, environment: Environment) -> bool:
+        return not self.sandbox_only or environment is Environment.SANDBOX
+
+
+_V = BankAccountVaulting
+
+
+def _gw(
+    name: str,
+    display: str,
+    vaulting: BankAccountVaulting,
+    hosted_fields: str,
+    *,
+    partial_capture: bool = True,
+    fields: tuple[str, ...] = (),
+) -> GatewayInfo:
+    return GatewayInfo(
+        name=name,
+        display_name=display,
+        card=True,
+        bank_account_vaulting=vaulting,
+        authorize_only=True,
+        hosted_checkout=True,
+        refunds=True,
+        partial_capture=partial_capture,
+        card_vaulting=True,
+        hosted_fields=hosted_fields,
+        credential_fields=fields,
+    )
+
+
+GATEWAYS: tuple[GatewayInfo, ...] = (
+    _gw("stripe", "Stripe", _V.FRESH_AND_VAULT, "Stripe Elements"),
+    _gw("braintree", "Braintree", _V.VAULT_FIRST, "Braintree Hosted Fields",
+        fields=("merchantId", "publicKey")),
+    _gw("authorize-net", "Authorize.Net", _V.FRESH_AND_VAULT, "Accept.js", fields=("apiLoginId",)),
+    _gw("nmi", "NMI", _V.FRESH_AND_VAULT, "Collect.js"),
+    _gw("square", "Square", _V.FRESH_ONLY, "Square Web Payments SDK", fields=("locationId",)),
+    _gw("paypal", "PayPal", _V.NONE, "PayPal JS SDK Card Fields", fields=("clientId",)),
+    _gw("adyen", "Adyen", _V.NONE, "Adyen Web Components",
+        fields=("merchantAccount", "liveUrlPrefix")),
+    _gw("checkout-com", "Checkout.com", _V.NONE, "Checkout.com Frames"),
+    _gw("cybersource", "CyberSource", _V.NONE, "CyberSource Microform",
+        fields=("merchantId", "keyId")),
+    _gw("worldpay", "Worldpay (Vantiv cnpAPI)", _V.NONE, "Worldpay eProtect",
+        fields=("user", "merchantId")),
+    _gw("global-payments", "Global Payments", _V.NONE, "globalpayments.js", fields=("appId",)),
+    _gw("heartland", "Heartland (Portico)", _V.NONE, "globalpayments.js"),
+    _gw("elavon", "Elavon Converge", _V.NONE, "Converge Checkout.js",
+        fields=("merchantId", "userId")),
+    _gw("fiserv", "Fiserv CommerceHub", _V.NONE, "CommerceHub iFrame", fields=("apiKey",)),
+    _gw("clover", "Clover", _V.NONE, "Clover iframe"),
+    _gw("helcim", "Helcim", _V.NONE, "HelcimPay.js"),
+    _gw("stax", "Stax", _V.NONE, "Stax.js"),
+    _gw("paytrace", "PayTrace", _V.NONE, "PayTrace Protect.js", fields=("username",)),
+    _gw("forte", "Forte", _V.NONE, "Forte.js", fields=("accessId", "organizationId", "locationId")),
+    _gw("usaepay", "USAePay", _V.NONE, "USAePay Pay.js", fields=("pin",)),
+    _gw("nuvei", "Nuvei", _V.NONE, "Nuvei Fields", fields=("merchantId", "merchantSiteId")),
+)  # fmt: skip
+
+SIMULATOR = GatewayInfo(
+    name="simulator",
+    display_name="payhub simulator (sandbox only)",
+    card=True,
+    bank_account_vaulting=BankAccountVaulting.FRESH_AND_VAULT,
+    authorize_only=True,
+    hosted_checkout=True,
+    refunds=True,
+    partial_capture=True,
+    card_vaulting=True,
+    hosted_fields="payhub simulator hosted fields",
+    sandbox_only=True,
+)
+
+_BY_NAME: dict[str, GatewayInfo] = {g.name: g for g in (*GATEWAYS, SIMULATOR)}
+
+
+def gateways_for(environment: Environment) -> list[GatewayInfo]:
+    """The gateways a caller in ``environment`` may use, real ones first."""
+    return [g for g in (*GATEWAYS, SIMULATOR) if g.available_in(environment)]
+
+
+def gateway(name: str, environment: Environment) -> GatewayInfo:
+    """Look a gateway up by name; unknown (or sandbox-only in production) is 404."""
+    info = _BY_NAME.get(name.strip().lower())
+    if info is None or not info.available_in(environment):
+        raise NotFound(f"no gateway named '{name}'; GET /api/gateways lists them")
+    return info

@@ -1,0 +1,140 @@
+"""Money: ``Decimal`` amounts in a currency, quantized to its minor unit.
+
+The one rounding rule of payhub: wherever an amount is computed (tax on a line,
+a share of a total), it is rounded **half-up** (0.005 -> 0.01) to the currency's
+minor unit, once, at the place the computation happens. Amounts a caller sends
+are never rounded: one with more decimals than the currency has is refused.
+Floats never enter: JSON numbers are decoded straight into ``Decimal``.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+import attrs
+
+from payhub.domain.errors import ValidationError
+
+# ISO 4217 currencies and their minor-unit exponents. Currencies with an exponent
+# other than 2 are listed explicitly; every other code listed has 2.
+_EXPONENTS: dict[str, int] = {
+    "BHD": 3, "BIF": 0, "CLF": 4, "CLP": 0, "DJF": 0, "GNF": 0, "IQD": 3, "ISK": 0,
+    "JOD": 3, "JPY": 0, "KMF": 0, "KRW": 0, "KWD": 3, "LYD": 3, "OMR": 3, "PYG": 0,
+    "RWF": 0, "TND": 3, "UGX": 0, "UYI": 0, "UYW": 4, "VND": 0, "VUV": 0, "XAF": 0,
+    "XOF": 0, "XPF": 0,
+}  # fmt: skip
+_TWO_DECIMALS = """
+AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB BRL BSD BTN BWP
+BYN BZD CAD CDF CHF CNY COP CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP
+GEL GHS GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT
+LAK LBP LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN
+NIO NOK NPR NZD PAB PEN PGK PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP
+SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT TOP TRY TTD TWD TZS UAH USD UYU UZS VES
+WST XCD YER ZAR ZMW ZWG
+""".split()
+CURRENCY_EXPONENTS: dict[str, int] = {code: 2 for code in _TWO_DECIMALS} | _EXPONENTS
+
+
+def minor_unit_exponent(currency: str) -> int:
+    """Digits after the decimal point for ``currency`` (USD 2, JPY 0, KWD 3)."""
+    try:
+        return CURRENCY_EXPONENTS[currency]
+    except KeyError:
+        raise ValidationError.for_field(
+            "currency", f"'{currency}' is not an ISO 4217 currency code payhub supports"
+        ) from None
+
+
+def _quantum(currency: str) -> Decimal:
+    return Decimal(1).scaleb(-minor_unit_exponent(currency))
+
+
+def round_half_up(amount: Decimal, currency: str) -> Decimal:
+    """The one rounding rule: half-up to the currency's minor unit."""
+    return amount.quantize(_quantum(currency), rounding=ROUND_HALF_UP)
+
+
+def check_precision(amount: Decimal, currency: str, field: str = "amount") -> Decimal:
+    """Refuse an amount with more decimals than the currency has; return it quantized."""
+    try:
+        exact = amount.quantize(_quantum(currency))
+    except InvalidOperation:
+        raise ValidationError.for_field(field, "is not a finite decimal number") from None
+    if not amount.is_finite() or exact != amount:
+        digits = minor_unit_exponent(currency)
+        raise ValidationError.for_field(
+            field, f"has more than {digits} decimal places, the precision of {currency}"
+        )
+    return exact
+
+
+@attrs.frozen(order=False)
+class Money:
+    """An amount in a currency, always at the currency's minor-unit precision."""
+
+    amount: Decimal
+    currency: str
+
+    @classmethod
+    def of(cls, amount: Decimal | int | str, currency: str, field: str = "amount") -> Money:
+        """Build from caller input: refuses non-numbers and excess precision, never rounds."""
+        currency = currency.strip().upper() if isinstance(currency, str) else currency
+        minor_unit_exponent(currency)
+        try:
+            value = amount if isinstance(amount, Decimal) else Decimal(amount)
+        except (InvalidOperation, TypeError, ValueError):
+            raise ValidationError.for_field(field, "is not a decimal number") from None
+        return cls(check_precision(value, currency, field), currency)
+
+    @classmethod
+    def zero(cls, currency: str) -> Money:
+        return cls(round_half_up(Decimal(0), currency), currency)
+
+    def require_positive(self, field: str = "amount") -> Money:
+        if self.amount <= 0:
+            raise ValidationError.for_field(field, "must be more than zero")
+        return self
+
+    def _same(self, other: Money) -> None:
+        if other.currency != self.currency:
+            raise ValidationError(f"cannot combine {self.currency} with {other.currency}")
+
+    def __add__(self, other: Money) -> Money:
+        self._same(other)
+        return Money(self.amount + other.amount, self.currency)
+
+    def __sub__(self, other: Money) -> Money:
+        self._same(other)
+        return Money(self.amount - other.amount, self.currency)
+
+    def __lt__(self, other: Money) -> bool:
+        self._same(other)
+        return self.amount < other.amount
+
+    def __le__(self, other: Money) -> bool:
+        self._same(other)
+        return self.amount <= other.amount
+
+    def __gt__(self, other: Money) -> bool:
+        self._same(other)
+        return self.amount > other.amount
+
+    def __ge__(self, other: Money) -> bool:
+        self._same(other)
+        return self.amount >= other.amount
+
+    def times(self, factor: Decimal) -> Money:
+        """Multiply and round half-up once (quantity x price, rate x base)."""
+        return Money(round_half_up(self.amount * factor, self.currency), self.currency)
+
+    @property
+    def minor_units(self) -> int:
+        """The amount as an integer count of minor units (cents), as most gateways want it."""
+        return int(self.amount.scaleb(minor_unit_exponent(self.currency)))
+
+    @classmethod
+    def from_minor_units(cls, units: int, currency: str) -> Money:
+        return cls(Decimal(units).scaleb(-minor_unit_exponent(currency)), currency)
+
+    def __str__(self) -> str:
+        return f"{self.amount} {self.currency}"

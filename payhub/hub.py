@@ -1,0 +1,115 @@
+"""``PayHub``: the bootstrap that wires adapters into services, and the in-process SDK.
+
+Tenancy is structural: you reach a merchant only through its provider::
+
+    hub = PayHub.open("sqlite:///payhub.db")
+    caller = hub.authenticate(api_key)          # or hub.as_provider(provider_id)
+    shop = hub.provider(caller)
+    shop.merchants.create("acme-42", "Acme Ltd")
+    shop.merchant("acme-42").credentials.put("stripe", CredentialInput(...))
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from payhub.adapters.secrets import FernetSecretBox, load_or_create_keys
+from payhub.adapters.storage import open_store
+from payhub.adapters.system import SystemClock, SystemRandomness
+from payhub.domain.environments import Environment
+from payhub.domain.errors import NotFound
+from payhub.domain.gateways import GatewayInfo, gateways_for
+from payhub.ports import Clock, Randomness, SecretBox, Store
+from payhub.services.auth import Authenticator, Caller
+from payhub.services.deps import Deps
+from payhub.services.merchants import Credentials, Merchants
+from payhub.services.operators import Operators
+
+DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
+
+
+class MerchantScope:
+    """Everything one merchant's operations need; reached only through ``ProviderScope``."""
+
+    def __init__(self, deps: Deps, caller: Caller, reference: str) -> None:
+        self.reference = reference
+        self.credentials = Credentials(deps, caller, reference)
+
+
+class ProviderScope:
+    """The operations one caller may perform; a merchant key's scope is narrower."""
+
+    def __init__(self, deps: Deps, caller: Caller) -> None:
+        self._deps = deps
+        self.caller = caller
+        self.merchants = Merchants(deps, caller)
+
+    def merchant(self, reference: str) -> MerchantScope:
+        return MerchantScope(self._deps, self.caller, reference)
+
+    def gateways(self) -> list[GatewayInfo]:
+        return gateways_for(self.caller.environment)
+
+
+class PayHub:
+    def __init__(
+        self,
+        store: Store,
+        secrets: SecretBox,
+        clock: Clock | None = None,
+        randomness: Randomness | None = None,
+    ) -> None:
+        self.deps = Deps(
+            store=store,
+            clock=clock or SystemClock(),
+            randomness=randomness or SystemRandomness(),
+            secrets=secrets,
+        )
+        self.store = store
+        self.operators = Operators(self.deps)
+        self._auth = Authenticator(self.deps)
+
+    @classmethod
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        key_file: str | Path | None = None,
+        secret_key: str | None = None,
+        clock: Clock | None = None,
+        randomness: Randomness | None = None,
+        migrate: bool = True,
+    ) -> PayHub:
+        """Open a database by URL and the master key from ``secret_key``, the
+        ``PAYHUB_SECRET_KEY`` environment variable, or a key file (created if absent)."""
+        url = url or os.environ.get("PAYHUB_DATABASE_URL") or DEFAULT_DATABASE_URL
+        keys, _ = load_or_create_keys(
+            Path(key_file or os.environ.get("PAYHUB_KEY_FILE") or "payhub.key"),
+            secret_key or os.environ.get("PAYHUB_SECRET_KEY"),
+        )
+        store = open_store(url)
+        if migrate:
+            store.migrate()
+        return cls(store, FernetSecretBox(keys), clock=clock, randomness=randomness)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def authenticate(self, api_key: str | None) -> Caller:
+        return self._auth.authenticate(api_key)
+
+    def as_provider(self, provider_id: str) -> Caller:
+        """In-process use without a key: act as a provider (the operator's trust level)."""
+        with self.store.unit_of_work() as uow:
+            provider = uow.providers.get(provider_id)
+        if provider is None:
+            raise NotFound(f"no provider '{provider_id}'")
+        return Caller(provider.id, provider.environment, api_key_id="in-process")
+
+    def provider(self, caller: Caller) -> ProviderScope:
+        return ProviderScope(self.deps, caller)
+
+    @staticmethod
+    def gateways(environment: Environment) -> list[GatewayInfo]:
+        return gateways_for(environment)

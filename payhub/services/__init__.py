@@ -1,0 +1,1 @@
+"""Use cases: each public method is one unit of work over the ports."""

@@ -1,0 +1,171 @@
+"""Merchant accounts of one provider, and their gateway credentials."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import attrs
+
+from payhub.domain.accounts import GatewayCredential, Merchant, validate_new_merchant
+from payhub.domain.environments import Environment
+from payhub.domain.errors import FieldError, Forbidden, NotFound, ValidationError
+from payhub.domain.gateways import GatewayInfo, gateway
+from payhub.ports import UnitOfWork
+from payhub.services.auth import Caller
+from payhub.services.deps import Deps
+
+API_SECRET_MAX = 4096
+PAGE_MAX = 200
+
+
+@attrs.frozen
+class CredentialInput:
+    api_secret: str = attrs.field(repr=False)
+    environment: str
+    enabled: bool
+    additional_fields: dict[str, str] = attrs.field(factory=dict, repr=False)
+
+
+@attrs.frozen
+class CredentialStatus:
+    """What may be said about stored credentials: everything but the secrets."""
+
+    gateway: str
+    environment: Environment
+    enabled: bool
+    additional_field_names: tuple[str, ...]
+    created_at: datetime
+    updated_at: datetime
+
+
+@attrs.frozen
+class MerchantPage:
+    merchants: list[Merchant]
+    next_cursor: str | None
+
+
+def find_merchant(uow: UnitOfWork, caller: Caller, reference: str) -> Merchant:
+    """The caller's merchant with that reference: 404 if the provider has none, 403 if a
+    merchant key names any merchant but its own."""
+    merchant = uow.merchants.get_by_reference(caller.provider_id, reference)
+    if caller.merchant_id is not None and (merchant is None or merchant.id != caller.merchant_id):
+        raise Forbidden("this merchant key may only act for its own merchant")
+    if merchant is None:
+        raise NotFound(f"no merchant account '{reference}'")
+    return merchant
+
+
+class Merchants:
+    def __init__(self, deps: Deps, caller: Caller) -> None:
+        self._d = deps
+        self._caller = caller
+
+    def create(self, external_reference: str, display_name: str) -> Merchant:
+        if self._caller.is_merchant_key:
+            raise Forbidden("creating merchant accounts needs a provider key")
+        ref, name = validate_new_merchant(external_reference, display_name)
+        merchant = Merchant(
+            id=self._d.new_id("mer"),
+            provider_id=self._caller.provider_id,
+            external_reference=ref,
+            display_name=name,
+            created_at=self._d.clock.now(),
+        )
+        with self._d.store.unit_of_work() as uow:
+            uow.merchants.add(merchant)  # Conflict on a duplicate reference
+        return merchant
+
+    def get(self, reference: str) -> Merchant:
+        with self._d.store.unit_of_work() as uow:
+            return find_merchant(uow, self._caller, reference)
+
+    def list(self, after: str | None = None, limit: int = 50) -> MerchantPage:
+        """A page of merchants ordered by reference; a merchant key sees only its own."""
+        if not 1 <= limit <= PAGE_MAX:
+            raise ValidationError.for_field("limit", f"must be between 1 and {PAGE_MAX}")
+        with self._d.store.unit_of_work() as uow:
+            if self._caller.merchant_id is not None:
+                own = uow.merchants.get(self._caller.merchant_id)
+                rows = [own] if own and (after is None or own.external_reference > after) else []
+                return MerchantPage(rows, None)
+            rows = uow.merchants.list(self._caller.provider_id, after=after, limit=limit + 1)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return MerchantPage(rows, rows[-1].external_reference if more else None)
+
+
+class Credentials:
+    """Write-only gateway credentials, sealed with the ``SecretBox`` before storage."""
+
+    def __init__(self, deps: Deps, caller: Caller, reference: str) -> None:
+        self._d = deps
+        self._caller = caller
+        self._reference = reference
+
+    def _gateway(self, name: str) -> GatewayInfo:
+        return gateway(name, self._caller.environment)
+
+    def put(self, gateway_name: str, given: CredentialInput) -> CredentialStatus:
+        info = self._gateway(gateway_name)
+        errors: list[FieldError] = []
+        secret = given.api_secret.strip()
+        if not secret:
+            errors.append(FieldError("apiSecret", "must not be blank"))
+        elif len(secret) > API_SECRET_MAX:
+            errors.append(FieldError("apiSecret", f"must be at most {API_SECRET_MAX} characters"))
+        environment: Environment | None = None
+        try:
+            environment = Environment.parse(given.environment)
+        except ValidationError as e:
+            errors += e.fields
+        if environment is not None and environment is not self._caller.environment:
+            errors.append(
+                FieldError(
+                    "environment",
+                    f"a {self._caller.environment.value.lower()} key accepts only "
+                    f"{self._caller.environment.value} credentials; sandbox and production never mix",
+                )
+            )
+        for name, value in given.additional_fields.items():
+            if name not in info.credential_fields:
+                allowed = ", ".join(info.credential_fields) or "none"
+                errors.append(
+                    FieldError(f"additionalFields.{name}", f"unknown for {info.name} (allowed: {allowed})")
+                )
+            elif not value.strip() or len(value) > API_SECRET_MAX:
+                errors.append(FieldError(f"additionalFields.{name}", "must be 1 to 4096 characters"))
+        if errors:
+            raise ValidationError("; ".join(f"{e.field}: {e.message}" for e in errors), errors)
+        assert environment is not None
+        sealed = self._d.secrets.seal(
+            json.dumps({"apiSecret": secret, "fields": given.additional_fields}).encode()
+        )
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            existing = uow.credentials.get(merchant.id, info.name)
+            credential = GatewayCredential(
+                merchant_id=merchant.id,
+                gateway=info.name,
+                environment=environment,
+                enabled=given.enabled,
+                sealed=sealed,
+                created_at=existing.created_at if existing else now,
+                updated_at=now,
+            )
+            uow.credentials.put(credential)
+        return self._status(credential, tuple(sorted(given.additional_fields)))
+
+    def _status(self, c: GatewayCredential, names: tuple[str, ...]) -> CredentialStatus:
+        return CredentialStatus(c.gateway, c.environment, c.enabled, names, c.created_at, c.updated_at)
+
+    def list(self) -> list[CredentialStatus]:
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            stored = uow.credentials.list(merchant.id)
+        return [self._status(c, self._field_names(c)) for c in stored]
+
+    def _field_names(self, c: GatewayCredential) -> tuple[str, ...]:
+        opened = json.loads(self._d.secrets.open(c.sealed))
+        return tuple(sorted(opened.get("fields", {})))
