@@ -1,1 +1,4 @@
-"""The pure domain core: values, rules and decisions. No I/O, no clock reads, no hidden randomness."""
+"""The pure domain core: values, rules and decisions.
+
+No I/O, no clock reads, no hidden randomness.
+"""

@@ -81,7 +81,8 @@ def clean_external_reference(value: str, field: str = "externalReference") -> st
         )
     if not _REFERENCE.match(value):
         raise ValidationError.for_field(
-            field, "may hold only letters, digits and . _ : @ - and must start with a letter or digit"
+            field,
+            "may hold only letters, digits and . _ : @ - and must start with a letter or digit",
         )
     return value
 

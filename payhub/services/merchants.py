@@ -123,18 +123,23 @@ class Credentials:
             errors.append(
                 FieldError(
                     "environment",
-                    f"a {self._caller.environment.value.lower()} key accepts only "
-                    f"{self._caller.environment.value} credentials; sandbox and production never mix",
+                    f"a {self._caller.environment.value.lower()} key accepts only"
+                    f" {self._caller.environment.value} credentials;"
+                    " sandbox and production never mix",
                 )
             )
         for name, value in given.additional_fields.items():
             if name not in info.credential_fields:
                 allowed = ", ".join(info.credential_fields) or "none"
                 errors.append(
-                    FieldError(f"additionalFields.{name}", f"unknown for {info.name} (allowed: {allowed})")
+                    FieldError(
+                        f"additionalFields.{name}", f"unknown for {info.name} (allowed: {allowed})"
+                    )
                 )
             elif not value.strip() or len(value) > API_SECRET_MAX:
-                errors.append(FieldError(f"additionalFields.{name}", "must be 1 to 4096 characters"))
+                errors.append(
+                    FieldError(f"additionalFields.{name}", "must be 1 to 4096 characters")
+                )
         if errors:
             raise ValidationError("; ".join(f"{e.field}: {e.message}" for e in errors), errors)
         assert environment is not None
@@ -158,7 +163,9 @@ class Credentials:
         return self._status(credential, tuple(sorted(given.additional_fields)))
 
     def _status(self, c: GatewayCredential, names: tuple[str, ...]) -> CredentialStatus:
-        return CredentialStatus(c.gateway, c.environment, c.enabled, names, c.created_at, c.updated_at)
+        return CredentialStatus(
+            c.gateway, c.environment, c.enabled, names, c.created_at, c.updated_at
+        )
 
     def list(self) -> list[CredentialStatus]:
         with self._d.store.unit_of_work() as uow:

@@ -51,12 +51,22 @@ class Operators:
         """A new provider account and its first provider key, in one transaction."""
         name = clean_name(name, "name", PROVIDER_NAME_MAX)
         provider = Provider(
-            id=self._d.new_id("prv"), name=name, environment=environment, created_at=self._d.clock.now()
+            id=self._d.new_id("prv"),
+            name=name,
+            environment=environment,
+            created_at=self._d.clock.now(),
         )
         with self._d.store.unit_of_work() as uow:
             uow.providers.add(provider)
             issued = self._issue(uow, provider, None, "initial key")
         return provider, issued
+
+    def bootstrap(self) -> tuple[Provider, IssuedKey] | None:
+        """On a fresh database, a sandbox provider so the first request can be made at once."""
+        with self._d.store.unit_of_work() as uow:
+            if uow.providers.count():
+                return None
+        return self.create_provider("Sandbox provider", Environment.SANDBOX)
 
     def list_providers(self) -> list[Provider]:
         with self._d.store.unit_of_work() as uow:
@@ -95,7 +105,9 @@ class Operators:
             return candidates[0], None
         ref = clean_external_reference(merchant_reference, "merchant")
         found = [
-            (p, m) for p in candidates if (m := uow.merchants.get_by_reference(p.id, ref)) is not None
+            (p, m)
+            for p in candidates
+            if (m := uow.merchants.get_by_reference(p.id, ref)) is not None
         ]
         if not found:
             raise NotFound(f"no merchant with externalReference '{ref}'")
@@ -137,7 +149,11 @@ class Operators:
             for key in uow.api_keys.list(provider_id):
                 merchant = uow.merchants.get(key.merchant_id) if key.merchant_id else None
                 out.append(
-                    KeyListing(key, names.get(key.provider_id, "?"), merchant.external_reference if merchant else None)
+                    KeyListing(
+                        key,
+                        names.get(key.provider_id, "?"),
+                        merchant.external_reference if merchant else None,
+                    )
                 )
             return out
 

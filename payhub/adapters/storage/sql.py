@@ -17,6 +17,7 @@ from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
 from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict
 from payhub.domain.keys import KeyKind
+from payhub import ports
 from payhub.ports import IdempotencyClaim, Job, StoredResponse
 
 Row = dict[str, Any]
@@ -207,7 +208,8 @@ class SqlMerchants(_Repo):
     def list(
         self, provider_id: str | None, after: str | None = None, limit: int = 100
     ) -> list[Merchant]:
-        clauses, params = [], {"limit": limit}
+        clauses: list[str] = []
+        params: dict[str, Any] = {"limit": limit}
         if provider_id is not None:
             clauses.append("provider_id = :p")
             params["p"] = provider_id
@@ -216,7 +218,7 @@ class SqlMerchants(_Repo):
             params["after"] = after
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.db.query(
-            f"SELECT * FROM merchants {where} ORDER BY external_reference LIMIT :limit",  # noqa: S608 (clauses are constants)
+            f"SELECT * FROM merchants {where} ORDER BY external_reference LIMIT :limit",
             params,
         )
         return [self._load(r) for r in rows]
@@ -312,9 +314,7 @@ class SqlIdempotency(_Repo):
             return IdempotencyClaim("mismatch")
         if row["state"] != "done":
             return IdempotencyClaim("in_flight")
-        return IdempotencyClaim(
-            "done", StoredResponse(int(row["status"]), to_bytes(row["body"]))
-        )
+        return IdempotencyClaim("done", StoredResponse(int(row["status"]), to_bytes(row["body"])))
 
     def finish(self, scope: str, key: str, response: StoredResponse) -> None:
         self.db.execute(
@@ -391,7 +391,7 @@ class SqlJobs(_Repo):
 
     def count(self, queue: str, done: bool | None = None) -> int:
         extra = {None: "", True: " AND done_at IS NOT NULL", False: " AND done_at IS NULL"}[done]
-        row = self._one(f"SELECT COUNT(*) AS n FROM jobs WHERE queue = :q{extra}", q=queue)  # noqa: S608
+        row = self._one(f"SELECT COUNT(*) AS n FROM jobs WHERE queue = :q{extra}", q=queue)
         return int(row["n"]) if row else 0
 
 
@@ -399,10 +399,10 @@ class SqlUnitOfWork:
     """The repositories over one open transaction."""
 
     def __init__(self, db: Db) -> None:
-        self.providers = SqlProviders(db)
-        self.api_keys = SqlApiKeys(db)
-        self.merchants = SqlMerchants(db)
-        self.credentials = SqlCredentials(db)
-        self.sequences = SqlSequences(db)
-        self.idempotency = SqlIdempotency(db)
-        self.jobs = SqlJobs(db)
+        self.providers: ports.ProviderRepository = SqlProviders(db)
+        self.api_keys: ports.ApiKeyRepository = SqlApiKeys(db)
+        self.merchants: ports.MerchantRepository = SqlMerchants(db)
+        self.credentials: ports.CredentialRepository = SqlCredentials(db)
+        self.sequences: ports.SequenceRepository = SqlSequences(db)
+        self.idempotency: ports.IdempotencyRepository = SqlIdempotency(db)
+        self.jobs: ports.JobRepository = SqlJobs(db)

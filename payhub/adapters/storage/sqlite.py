@@ -142,7 +142,9 @@ class SqliteStore:
             else {}
         )
         return [
-            MigrationStatus(m.version, m.name, to_dt(done[m.version]) if m.version in done else None)
+            MigrationStatus(
+                m.version, m.name, to_dt(done[m.version]) if m.version in done else None
+            )
             for m in MIGRATIONS
         ]
 

@@ -1,0 +1,28 @@
+"""Readable tables for people, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+
+def when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M UTC") if value else "-"
+
+
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], empty: str = "nothing yet"
+) -> None:
+    if not rows:
+        click.echo(f"({empty})")
+        return
+    click.echo(tabulate(rows, headers=headers, tablefmt="simple"))
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, default=str))

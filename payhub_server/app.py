@@ -1,0 +1,86 @@
+"""The Litestar application factory: a plain ASGI app any server can run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Litestar, MediaType, get
+from litestar.exceptions import HTTPException
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme, Tag
+
+from payhub.domain.errors import PayHubError
+from payhub.hub import PayHub
+from payhub_server.deps import DEPENDENCIES, PUBLIC
+from payhub_server.encoding import JsonResponse
+from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework, problem
+from payhub_server.reference import ReferenceController, reference_assets
+from payhub_server.requestlog import RequestLog
+from payhub_server.routes.gateways import GatewayController
+from payhub_server.routes.merchants import MerchantController
+
+VERSION = "0.1.0"
+
+
+@get("/healthz", media_type=MediaType.JSON, opt=PUBLIC, sync_to_thread=False, tags=["Service"])
+def health() -> dict[str, str]:
+    """Liveness: the process answers."""
+    return {"status": "ok"}
+
+
+@get("/problems/{code:str}", media_type=MediaType.TEXT, opt=PUBLIC, sync_to_thread=False,
+     include_in_schema=False)  # fmt: skip
+def problem_type(code: str) -> Any:
+    """The documentation behind each problem ``type`` URI."""
+    text = PROBLEM_TYPES.get(code)
+    if text is None:
+        return problem(404, "not-found", "Not found", f"no problem type '{code}'")
+    return f"{code}: {text}\n"
+
+
+class PayHubApp(Litestar):
+    """Litestar with the request log wrapped around everything, 404s included."""
+
+    def _create_asgi_handler(self) -> Any:
+        return RequestLog(super()._create_asgi_handler())
+
+
+def create_app(hub: PayHub) -> Litestar:
+    openapi = OpenAPIConfig(
+        title="payhub API",
+        version=VERSION,
+        description="Payment middleware: one API in front of 21 payment gateways.",
+        path="/schema",
+        render_plugins=[],
+        components=Components(
+            security_schemes={
+                "apiKey": SecurityScheme(
+                    type="apiKey", name="X-Api-Key", security_scheme_in="header"
+                )
+            }
+        ),
+        security=[{"apiKey": []}],
+        tags=[Tag(name="Merchant accounts"), Tag(name="Gateways")],
+    )
+    app = PayHubApp(
+        route_handlers=[
+            health,
+            problem_type,
+            GatewayController,
+            MerchantController,
+            ReferenceController,
+            reference_assets(),
+        ],
+        dependencies=DEPENDENCIES,
+        exception_handlers={
+            PayHubError: from_domain,
+            HTTPException: from_framework,
+            Exception: from_framework,
+        },
+        response_class=JsonResponse,
+        openapi_config=openapi,
+        on_shutdown=[hub.close],
+        debug=False,
+    )
+    app.state.hub = hub
+    return app

@@ -1,0 +1,137 @@
+"""The one place errors become HTTP: RFC 9457 ``application/problem+json``.
+
+Domain errors carry their status; framework errors (unknown path, wrong method,
+undecodable body) are translated to the same shape. Nothing internal leaks: a bug
+is a 500 with a request id to quote, and the traceback goes to the log only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from litestar import Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+
+from payhub.domain.errors import PayHubError, RateLimited, Unauthenticated, ValidationError
+from payhub_server.encoding import encode
+
+PROBLEM_JSON = "application/problem+json"
+log = structlog.get_logger("payhub.http")
+
+PROBLEM_TYPES: dict[str, str] = {
+    "validation-error": "The request is not valid: a field is missing, malformed or breaks a rule."
+    " `errors` lists each field at fault.",
+    "unauthenticated": "No API key, or one that is unknown or revoked. Send X-Api-Key.",
+    "forbidden": "The key is valid but may not do this (a merchant key outside its merchant,"
+    " or a provider-only operation).",
+    "not-found": "Nothing here: the path is unknown, or the object does not exist for this caller.",
+    "method-not-allowed": "The path exists but not with this HTTP method.",
+    "conflict": "The request clashes with the current state (a duplicate, or an illegal move).",
+    "rate-limited": "A limit is reached. Retry after the number of seconds in Retry-After.",
+    "unavailable": "The capability is not configured in this environment.",
+    "internal-error": "payhub failed. Quote the requestId when reporting it.",
+}
+
+
+def problem(
+    status: int,
+    code: str,
+    title: str,
+    detail: str,
+    request: Request[Any, Any, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response[bytes]:
+    body: dict[str, Any] = {
+        "type": f"/problems/{code}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    if request is not None:
+        body["instance"] = request.url.path
+        request_id = request.scope.get("state", {}).get("request_id")
+        if request_id:
+            body["requestId"] = request_id
+    body.update(extra)
+    return Response(encode(body), status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def from_domain(request: Request[Any, Any, Any], exc: PayHubError) -> Response[bytes]:
+    extra: dict[str, Any] = {}
+    headers: dict[str, str] = {}
+    if isinstance(exc, ValidationError):
+        extra["errors"] = [{"field": f.field, "message": f.message} for f in exc.fields]
+    if isinstance(exc, RateLimited):
+        headers["Retry-After"] = str(exc.retry_after)
+        extra["retryAfter"] = exc.retry_after
+    if isinstance(exc, Unauthenticated):
+        headers["WWW-Authenticate"] = 'ApiKey header="X-Api-Key"'
+    return problem(exc.status, exc.code, exc.title, exc.detail, request, headers, **extra)
+
+
+def _field_of(item: dict[str, Any]) -> str:
+    key = item.get("key") or ""
+    message = str(item.get("message", ""))
+    # msgspec says e.g. "Expected `str`, got `int` - at `$.externalReference`"
+    if not key and "at `$." in message:
+        key = message.rsplit("at `$.", 1)[1].rstrip("`")
+    return str(key or "body")
+
+
+def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    if isinstance(
+        exc, NotFoundException | MethodNotAllowedException
+    ) and request.url.path.startswith("/api"):
+        # Authentication comes before routing for /api: an unknown path without a
+        # valid key is 401, so probing paths reveals nothing.
+        hub = request.app.state.hub
+        try:
+            hub.authenticate(request.headers.get("x-api-key"))
+        except Unauthenticated as e:
+            return from_domain(request, e)
+    if isinstance(exc, ValidationException):
+        items = exc.extra if isinstance(exc.extra, list) else []
+        fields = [
+            {"field": _field_of(i), "message": str(i.get("message", "is not valid"))}
+            for i in items
+            if isinstance(i, dict)
+        ]
+        detail = str(exc.detail or "the request is not valid")
+        if fields:
+            detail = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
+        return problem(
+            400, "validation-error", "Your request is not valid", detail, request, errors=fields
+        )
+    if isinstance(exc, NotFoundException):
+        return problem(404, "not-found", "Not found", f"no route for {request.url.path}", request)
+    if isinstance(exc, MethodNotAllowedException):
+        return problem(
+            405,
+            "method-not-allowed",
+            "Method not allowed",
+            f"{request.method} is not allowed on {request.url.path}",
+            request,
+            headers=dict(exc.headers or {}),
+        )
+    if isinstance(exc, HTTPException) and exc.status_code < 500:
+        detail = str(exc.detail)
+        if detail.startswith("JSON is malformed"):
+            detail = "the request body is not valid JSON (" + detail.split(":", 1)[-1].strip() + ")"
+        code = "validation-error" if exc.status_code == 400 else "http-error"
+        title = "Your request is not valid" if exc.status_code == 400 else "Request refused"
+        return problem(exc.status_code, code, title, detail, request)
+    log.exception("unhandled error", path=request.url.path, method=request.method)
+    return problem(
+        500,
+        "internal-error",
+        "Internal error",
+        "payhub could not complete the request; quote the requestId when reporting it",
+        request,
+    )

@@ -1,0 +1,1 @@
+"""Routes, one module per resource; each translates HTTP <-> service calls and nothing else."""
