@@ -13,6 +13,14 @@ from typing import Any, Protocol
 import attrs
 
 from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
+from payhub.domain.money import Money
+from payhub.domain.payments import (
+    ChargeRequest,
+    GatewayCredentials,
+    GatewayResult,
+    SavedMethod,
+    SaveMethodRequest,
+)
 
 
 class Clock(Protocol):
@@ -186,3 +194,41 @@ class Store(Protocol):
     def migration_status(self) -> list[MigrationStatus]: ...
 
     def close(self) -> None: ...
+
+
+# --- gateways ------------------------------------------------------------------------------
+
+
+class Gateway(Protocol):
+    """One payment gateway's API, spoken in payhub's neutral terms.
+
+    Adapters raise the ``payhub.domain.payments`` failures (``Declined``,
+    ``PaymentMethodInvalid``, ``GatewayCredentialsRejected``, ``GatewayUnavailable``,
+    ``GatewayTimeout``) and never let a raw gateway response reach the caller.
+    ``idempotency_key`` is passed on to gateways that support one, so a retried call
+    after a crash is recognised by the gateway too.
+    """
+
+    name: str
+
+    def charge(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult:
+        """A sale (``request.capture``) or an authorization, from a token or a saved method."""
+        ...
+
+    def capture(
+        self, creds: GatewayCredentials, reference: str, amount: Money, idempotency_key: str
+    ) -> GatewayResult: ...
+
+    def refund(
+        self, creds: GatewayCredentials, reference: str, amount: Money, idempotency_key: str
+    ) -> GatewayResult: ...
+
+    def void(
+        self, creds: GatewayCredentials, reference: str, idempotency_key: str
+    ) -> GatewayResult: ...
+
+    def status(self, creds: GatewayCredentials, reference: str) -> GatewayResult: ...
+
+    def save_payment_method(
+        self, creds: GatewayCredentials, request: SaveMethodRequest
+    ) -> SavedMethod: ...

@@ -1,0 +1,1 @@
+"""Gateway adapters: one module per gateway, each speaking that gateway's public API."""

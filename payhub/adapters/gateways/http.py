@@ -1,0 +1,71 @@
+"""What every HTTP gateway adapter shares: timeouts and transport-failure mapping.
+
+Adapters take an ``httpx.Client`` (tests pass one with ``httpx.MockTransport``), and
+call ``GatewayHttp.send``; it turns timeouts into ``GatewayTimeout``, connection
+failures and 5xx answers into ``GatewayUnavailable`` and 401/403 into
+``GatewayCredentialsRejected``, so each adapter maps only its own business errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from payhub.domain.payments import GatewayCredentialsRejected, GatewayTimeout, GatewayUnavailable
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+def default_client() -> httpx.Client:
+    return httpx.Client(timeout=DEFAULT_TIMEOUT, follow_redirects=False)
+
+
+class GatewayHttp:
+    def __init__(self, gateway: str, client: httpx.Client | None = None) -> None:
+        self.gateway = gateway
+        self.client = client or default_client()
+
+    def send(
+        self,
+        method: str,
+        url: str,
+        *,
+        credentials_errors: bool = True,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """Send one request. Business errors (4xx other than auth) are left to the adapter."""
+        try:
+            response = self.client.request(method, url, **kwargs)
+        except httpx.TimeoutException:
+            raise GatewayTimeout(
+                f"{self.gateway} did not answer in time; the outcome is unknown until a status"
+                " call settles it",
+                gateway=self.gateway,
+            ) from None
+        except httpx.TransportError as e:
+            raise GatewayUnavailable(
+                f"{self.gateway} could not be reached ({type(e).__name__})", gateway=self.gateway
+            ) from None
+        request_id = _request_id(response)
+        if response.status_code >= 500:
+            raise GatewayUnavailable(
+                f"{self.gateway} answered {response.status_code}; try again later",
+                gateway=self.gateway,
+                gateway_request_id=request_id,
+            )
+        if credentials_errors and response.status_code in (401, 403):
+            raise GatewayCredentialsRejected(
+                f"{self.gateway} rejected the merchant's credentials; update them with"
+                " PUT /api/merchant-accounts/{ref}/credentials/" + self.gateway,
+                gateway=self.gateway,
+                gateway_request_id=request_id,
+            )
+        return response
+
+
+def _request_id(response: httpx.Response) -> str | None:
+    for header in ("request-id", "x-request-id", "paypal-debug-id", "correlation-id"):
+        if header in response.headers:
+            return response.headers[header][:100]
+    return None

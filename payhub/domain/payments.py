@@ -1,0 +1,312 @@
+"""Payments: the gateway-neutral vocabulary, the failure tree and the transaction state machine.
+
+A transaction is one charge and everything that happens to it afterwards::
+
+    Authorized --capture--> Captured --refund--> PartiallyRefunded --refund--> Refunded
+        |                      (partial capture where the gateway allows; refunds never
+        +--void--> Voided       exceed what was captured)
+    Submitted (ACH debit sent, not settled) --refund--> …   Failed (declined or errored)
+    Unknown (the gateway timed out) --status--> whatever the gateway says
+
+Every move is checked here before a gateway is called: an illegal one is a ``Conflict``
+and the gateway never hears of it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+import attrs
+
+from payhub.domain.errors import Conflict, PayHubError, ValidationError
+from payhub.domain.gateways import GatewayInfo
+from payhub.domain.money import Money
+
+
+class MethodType(StrEnum):
+    CARD = "Card"
+    BANK_ACCOUNT = "BankAccount"
+
+
+class TxStatus(StrEnum):
+    AUTHORIZED = "Authorized"
+    CAPTURED = "Captured"
+    SUBMITTED = "Submitted"  # ACH: the debit was sent; settlement takes days
+    PARTIALLY_REFUNDED = "PartiallyRefunded"
+    REFUNDED = "Refunded"
+    VOIDED = "Voided"
+    FAILED = "Failed"
+    UNKNOWN = "Unknown"  # the gateway did not answer in time; a status call settles it
+
+
+class GatewayStatus(StrEnum):
+    """What a gateway said about one operation, normalised."""
+
+    AUTHORIZED = "authorized"
+    CAPTURED = "captured"
+    SUBMITTED = "submitted"
+    REFUNDED = "refunded"
+    VOIDED = "voided"
+    DECLINED = "declined"
+    PENDING = "pending"
+
+
+# --- failures ------------------------------------------------------------------------------
+
+
+class GatewayError(PayHubError):
+    """The gateway refused or failed. Carries what a caller can act on, never raw payloads."""
+
+    status = 502
+    code = "gateway-error"
+    title = "The payment gateway failed"
+    retry_safe = False
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        gateway: str = "",
+        decline_code: str | None = None,
+        gateway_message: str | None = None,
+        gateway_request_id: str | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.gateway = gateway
+        self.decline_code = decline_code
+        self.gateway_message = gateway_message
+        self.gateway_request_id = gateway_request_id
+
+
+class Declined(GatewayError):
+    status = 402
+    code = "payment-declined"
+    title = "The payment was declined"
+
+
+class PaymentMethodInvalid(GatewayError):
+    """The token is unknown, used up or expired: collect the payment method again."""
+
+    status = 402
+    code = "payment-method-invalid"
+    title = "The payment method cannot be used"
+
+
+class GatewayCredentialsRejected(GatewayError):
+    status = 502
+    code = "gateway-credentials-rejected"
+    title = "The gateway rejected the merchant's credentials"
+
+
+class GatewayUnavailable(GatewayError):
+    status = 502
+    code = "gateway-unavailable"
+    title = "The payment gateway is unavailable"
+    retry_safe = True
+
+
+class GatewayTimeout(GatewayError):
+    status = 504
+    code = "gateway-timeout"
+    title = "The payment gateway did not answer in time"
+
+
+DECLINE_CODES = (
+    "generic_decline",
+    "insufficient_funds",
+    "expired_card",
+    "incorrect_cvc",
+    "fraudulent",
+    "processing_error",
+)
+
+
+# --- the transaction -----------------------------------------------------------------------
+
+
+@attrs.define
+class Transaction:
+    id: str
+    merchant_id: str
+    gateway: str
+    method_type: MethodType
+    amount: Money
+    status: TxStatus
+    captured: Money
+    refunded: Money
+    created_at: datetime
+    updated_at: datetime
+    gateway_reference: str | None = None
+    location_id: str | None = None
+    decline_code: str | None = None
+    failure_message: str | None = None
+
+    @property
+    def capturable(self) -> Money:
+        return (
+            self.amount - self.captured
+            if self.status is TxStatus.AUTHORIZED
+            else Money.zero(self.amount.currency)
+        )
+
+    @property
+    def refundable(self) -> Money:
+        return self.captured - self.refunded
+
+
+_REFUNDABLE = {TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.PARTIALLY_REFUNDED}
+
+
+def check_capture(tx: Transaction, amount: Money | None, gateway: GatewayInfo) -> Money:
+    """The amount to capture (all of it when ``None``), or why not."""
+    if tx.status is not TxStatus.AUTHORIZED:
+        raise Conflict(f"only an Authorized transaction can be captured; this one is {tx.status}")
+    wanted = tx.amount if amount is None else amount
+    _same_currency(tx, wanted)
+    wanted.require_positive()
+    if wanted > tx.amount:
+        raise Conflict(f"cannot capture {wanted}: only {tx.amount} was authorized")
+    if wanted < tx.amount and not gateway.partial_capture:
+        raise Conflict(f"{gateway.display_name} does not allow capturing part of an authorization")
+    return wanted
+
+
+def check_refund(tx: Transaction, amount: Money | None) -> Money:
+    if tx.status not in _REFUNDABLE:
+        raise Conflict(f"only a captured transaction can be refunded; this one is {tx.status}")
+    wanted = tx.refundable if amount is None else amount
+    _same_currency(tx, wanted)
+    wanted.require_positive()
+    if wanted > tx.refundable:
+        raise Conflict(
+            f"cannot refund {wanted}: {tx.refundable} of the {tx.captured} captured is left"
+        )
+    return wanted
+
+
+def check_void(tx: Transaction) -> None:
+    if tx.status is not TxStatus.AUTHORIZED:
+        raise Conflict(
+            f"only an Authorized transaction can be voided; this one is {tx.status}"
+            + ("; refund it instead" if tx.status in _REFUNDABLE else "")
+        )
+
+
+def after_capture(tx: Transaction, amount: Money, at: datetime) -> None:
+    tx.captured = amount
+    tx.status = TxStatus.CAPTURED
+    tx.updated_at = at
+
+
+def after_refund(tx: Transaction, amount: Money, at: datetime) -> None:
+    tx.refunded = tx.refunded + amount
+    tx.status = TxStatus.REFUNDED if tx.refunded == tx.captured else TxStatus.PARTIALLY_REFUNDED
+    tx.updated_at = at
+
+
+def after_void(tx: Transaction, at: datetime) -> None:
+    tx.status = TxStatus.VOIDED
+    tx.updated_at = at
+
+
+def status_from_gateway(result: GatewayStatus, method: MethodType) -> TxStatus:
+    """The transaction status a fresh charge or authorization lands in."""
+    return {
+        GatewayStatus.AUTHORIZED: TxStatus.AUTHORIZED,
+        GatewayStatus.CAPTURED: TxStatus.SUBMITTED
+        if method is MethodType.BANK_ACCOUNT
+        else TxStatus.CAPTURED,
+        GatewayStatus.SUBMITTED: TxStatus.SUBMITTED,
+        GatewayStatus.PENDING: TxStatus.SUBMITTED
+        if method is MethodType.BANK_ACCOUNT
+        else TxStatus.UNKNOWN,
+        GatewayStatus.REFUNDED: TxStatus.REFUNDED,
+        GatewayStatus.VOIDED: TxStatus.VOIDED,
+        GatewayStatus.DECLINED: TxStatus.FAILED,
+    }[result]
+
+
+def _same_currency(tx: Transaction, amount: Money) -> None:
+    if amount.currency != tx.amount.currency:
+        raise ValidationError.for_field(
+            "amount.currency", f"must be {tx.amount.currency}, the currency of the charge"
+        )
+
+
+def parse_amount(value: Decimal, currency: str) -> Money:
+    """A caller's amount: a positive number at the currency's precision."""
+    return Money.of(value, currency, field="amount.value").require_positive("amount.value")
+
+
+# --- what crosses the gateway port -------------------------------------------------------------
+
+
+@attrs.frozen
+class GatewayCredentials:
+    """A merchant's opened credentials for one gateway; lives only for the call."""
+
+    api_secret: str = attrs.field(repr=False)
+    sandbox: bool
+    fields: dict[str, str] = attrs.field(factory=dict, repr=False)
+
+
+@attrs.frozen
+class PaymentSource:
+    """What to charge: a fresh client-side token, or a method saved in the gateway's vault."""
+
+    method_type: MethodType
+    token: str | None = attrs.field(default=None, repr=False)
+    saved_method_ref: str | None = None
+    gateway_customer_ref: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if (self.token is None) == (self.saved_method_ref is None):
+            raise ValueError("a payment source is either a token or a saved method")
+
+
+@attrs.frozen
+class ChargeRequest:
+    amount: Money
+    source: PaymentSource
+    capture: bool  # False: authorize only
+    idempotency_key: str  # payhub's key for this attempt; sent to gateways that honour one
+    description: str | None = None
+
+
+@attrs.frozen
+class GatewayResult:
+    """A gateway's answer, normalised. ``support`` is a short redacted note for support staff."""
+
+    reference: str
+    status: GatewayStatus
+    amount: Money
+    decline_code: str | None = None
+    message: str | None = None
+    support: dict[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class SaveMethodRequest:
+    method_type: MethodType
+    token: str = attrs.field(repr=False)
+    customer_id: str  # payhub's customer id, used as the gateway customer's reference
+    gateway_customer_ref: str | None  # the gateway's customer, when one exists already
+    email: str | None = None
+    name: str | None = None
+    idempotency_key: str = ""
+
+
+@attrs.frozen
+class SavedMethod:
+    """A vaulted payment method: references plus what is safe to show."""
+
+    gateway_customer_ref: str
+    method_ref: str
+    method_type: MethodType
+    brand: str | None = None
+    last4: str | None = None
+    exp_month: int | None = None
+    exp_year: int | None = None
+    bank_name: str | None = None
