@@ -14,17 +14,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from payhub.adapters.gateways.registry import default_gateways
 from payhub.adapters.secrets import FernetSecretBox, load_or_create_keys
 from payhub.adapters.storage import open_store
 from payhub.adapters.system import SystemClock, SystemRandomness
 from payhub.domain.environments import Environment
 from payhub.domain.errors import NotFound
 from payhub.domain.gateways import GatewayInfo, gateways_for
-from payhub.ports import Clock, Randomness, SecretBox, Store
+from payhub.ports import Clock, Gateway, Randomness, SecretBox, Store
 from payhub.services.auth import Authenticator, Caller
 from payhub.services.deps import Deps
 from payhub.services.merchants import Credentials, Merchants
 from payhub.services.operators import Operators
+from payhub.services.payments import Payments
 
 DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
 
@@ -32,21 +34,25 @@ DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
 class MerchantScope:
     """Everything one merchant's operations need; reached only through ``ProviderScope``."""
 
-    def __init__(self, deps: Deps, caller: Caller, reference: str) -> None:
+    def __init__(
+        self, deps: Deps, caller: Caller, reference: str, gateways: dict[str, Gateway]
+    ) -> None:
         self.reference = reference
         self.credentials = Credentials(deps, caller, reference)
+        self.payments = Payments(deps, caller, reference, gateways)
 
 
 class ProviderScope:
     """The operations one caller may perform; a merchant key's scope is narrower."""
 
-    def __init__(self, deps: Deps, caller: Caller) -> None:
+    def __init__(self, deps: Deps, caller: Caller, gateways: dict[str, Gateway]) -> None:
         self._deps = deps
+        self._gateways = gateways
         self.caller = caller
         self.merchants = Merchants(deps, caller)
 
     def merchant(self, reference: str) -> MerchantScope:
-        return MerchantScope(self._deps, self.caller, reference)
+        return MerchantScope(self._deps, self.caller, reference, self._gateways)
 
     def gateways(self) -> list[GatewayInfo]:
         return gateways_for(self.caller.environment)
@@ -59,7 +65,9 @@ class PayHub:
         secrets: SecretBox,
         clock: Clock | None = None,
         randomness: Randomness | None = None,
+        gateways: dict[str, Gateway] | None = None,
     ) -> None:
+        self.gateway_adapters = gateways if gateways is not None else default_gateways()
         self.deps = Deps(
             store=store,
             clock=clock or SystemClock(),
@@ -79,6 +87,7 @@ class PayHub:
         secret_key: str | None = None,
         clock: Clock | None = None,
         randomness: Randomness | None = None,
+        gateways: dict[str, Gateway] | None = None,
         migrate: bool = True,
     ) -> PayHub:
         """Open a database by URL and the master key from ``secret_key``, the
@@ -91,7 +100,9 @@ class PayHub:
         store = open_store(url)
         if migrate:
             store.migrate()
-        return cls(store, FernetSecretBox(keys), clock=clock, randomness=randomness)
+        return cls(
+            store, FernetSecretBox(keys), clock=clock, randomness=randomness, gateways=gateways
+        )
 
     def close(self) -> None:
         self.store.close()
@@ -108,7 +119,7 @@ class PayHub:
         return Caller(provider.id, provider.environment, api_key_id="in-process")
 
     def provider(self, caller: Caller) -> ProviderScope:
-        return ProviderScope(self.deps, caller)
+        return ProviderScope(self.deps, caller, self.gateway_adapters)
 
     @staticmethod
     def gateways(environment: Environment) -> list[GatewayInfo]:

@@ -20,6 +20,8 @@ from payhub.domain.payments import (
     GatewayResult,
     SavedMethod,
     SaveMethodRequest,
+    Transaction,
+    TransactionEvent,
 )
 
 
@@ -159,6 +161,34 @@ class JobRepository(Protocol):
     def count(self, queue: str, done: bool | None = None) -> int: ...
 
 
+class TransactionRepository(Protocol):
+    def add(self, tx: Transaction) -> None: ...
+
+    def get(
+        self, merchant_id: str, transaction_id: str, for_update: bool = False
+    ) -> Transaction | None:
+        """``for_update`` locks the row until the unit of work ends."""
+        ...
+
+    def get_by_gateway_key(self, merchant_id: str, gateway_key: str) -> Transaction | None:
+        """The charge that was sent to the gateway under this idempotency key, if any."""
+        ...
+
+    def save(self, tx: Transaction) -> None:
+        """Write back the mutable fields (status, amounts, reference, failure)."""
+        ...
+
+    def add_event(self, event: TransactionEvent) -> None: ...
+
+    def events(self, transaction_id: str) -> list[TransactionEvent]: ...
+
+    def list(
+        self, merchant_id: str, after: str | None = None, limit: int = 50
+    ) -> list[Transaction]:
+        """Newest first; ``after`` is the id of the last transaction of the previous page."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through it commits together or not at all."""
 
@@ -169,6 +199,7 @@ class UnitOfWork(Protocol):
     sequences: SequenceRepository
     idempotency: IdempotencyRepository
     jobs: JobRepository
+    transactions: TransactionRepository
 
 
 @attrs.frozen

@@ -11,6 +11,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Tag
 
 from payhub.domain.errors import PayHubError
 from payhub.hub import PayHub
+from payhub_server.cardguard import CardGuard
 from payhub_server.deps import DEPENDENCIES, PUBLIC
 from payhub_server.encoding import JsonResponse
 from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework, problem
@@ -18,6 +19,7 @@ from payhub_server.reference import ReferenceController, reference_assets
 from payhub_server.requestlog import RequestLog
 from payhub_server.routes.gateways import GatewayController
 from payhub_server.routes.merchants import MerchantController
+from payhub_server.routes.payments import PaymentController
 
 VERSION = "0.1.0"
 
@@ -39,10 +41,10 @@ def problem_type(code: str) -> Any:
 
 
 class PayHubApp(Litestar):
-    """Litestar with the request log wrapped around everything, 404s included."""
+    """Litestar with the request log and the raw-card guard around everything, 404s included."""
 
     def _create_asgi_handler(self) -> Any:
-        return RequestLog(super()._create_asgi_handler())
+        return RequestLog(CardGuard(super()._create_asgi_handler()))
 
 
 def create_app(hub: PayHub) -> Litestar:
@@ -60,7 +62,7 @@ def create_app(hub: PayHub) -> Litestar:
             }
         ),
         security=[{"apiKey": []}],
-        tags=[Tag(name="Merchant accounts"), Tag(name="Gateways")],
+        tags=[Tag(name="Merchant accounts"), Tag(name="Gateways"), Tag(name="Payments")],
     )
     app = PayHubApp(
         route_handlers=[
@@ -68,6 +70,7 @@ def create_app(hub: PayHub) -> Litestar:
             problem_type,
             GatewayController,
             MerchantController,
+            PaymentController,
             ReferenceController,
             reference_assets(),
         ],

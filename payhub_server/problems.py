@@ -19,6 +19,7 @@ from litestar.exceptions import (
 )
 
 from payhub.domain.errors import PayHubError, RateLimited, Unauthenticated, ValidationError
+from payhub.domain.payments import GatewayError
 from payhub_server.encoding import encode
 
 PROBLEM_JSON = "application/problem+json"
@@ -35,6 +36,19 @@ PROBLEM_TYPES: dict[str, str] = {
     "conflict": "The request clashes with the current state (a duplicate, or an illegal move).",
     "rate-limited": "A limit is reached. Retry after the number of seconds in Retry-After.",
     "unavailable": "The capability is not configured in this environment.",
+    "payment-declined": "The gateway declined the payment; `declineCode` says why.",
+    "payment-method-invalid": "The token is unknown, used or expired: collect the payment method"
+    " again with the gateway's hosted fields.",
+    "gateway-credentials-rejected": "The gateway refused the merchant's credentials.",
+    "gateway-unavailable": "The gateway could not be reached or failed; retrying with the same"
+    " Idempotency-Key is safe.",
+    "gateway-timeout": "The gateway did not answer in time. The transaction is Unknown; retry"
+    " with the same Idempotency-Key to settle it.",
+    "gateway-error": "The gateway answered in a way payhub could not use.",
+    "idempotency-key-reused": "The Idempotency-Key was already used with a different request.",
+    "raw-card-data": "The request carried a card number, security code or bank number. Use the"
+    " gateway's hosted fields and send the token.",
+    "payload-too-large": "The request body is over the size limit.",
     "internal-error": "payhub failed. Quote the requestId when reporting it.",
 }
 
@@ -71,6 +85,17 @@ def from_domain(request: Request[Any, Any, Any], exc: PayHubError) -> Response[b
     if isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after)
         extra["retryAfter"] = exc.retry_after
+    if isinstance(exc, GatewayError):
+        extra["gateway"] = exc.gateway
+        extra["retrySafe"] = exc.retry_safe
+        for name, value in (
+            ("declineCode", exc.decline_code),
+            ("gatewayMessage", exc.gateway_message),
+            ("gatewayRequestId", exc.gateway_request_id),
+            ("transactionId", exc.transaction_id),
+        ):
+            if value:
+                extra[name] = value
     if isinstance(exc, Unauthenticated):
         headers["WWW-Authenticate"] = 'ApiKey header="X-Api-Key"'
     return problem(exc.status, exc.code, exc.title, exc.detail, request, headers, **extra)
@@ -86,11 +111,15 @@ def _field_of(item: dict[str, Any]) -> str:
 
 
 def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    if isinstance(
-        exc, NotFoundException | MethodNotAllowedException
-    ) and request.url.path.startswith("/api"):
-        # Authentication comes before routing for /api: an unknown path without a
-        # valid key is 401, so probing paths reveals nothing.
+    path = request.url.path
+    if (
+        isinstance(exc, HTTPException)
+        and exc.status_code < 500
+        and (path == "/api" or path.startswith("/api/"))
+    ):
+        # Authentication comes before routing and body parsing for /api: an unknown
+        # path, a wrong method or an undecodable body without a valid key is 401, so
+        # probing reveals nothing.
         hub = request.app.state.hub
         try:
             hub.authenticate(request.headers.get("x-api-key"))

@@ -31,6 +31,7 @@ class MethodType(StrEnum):
 
 
 class TxStatus(StrEnum):
+    PENDING = "Pending"  # recorded, being sent to the gateway
     AUTHORIZED = "Authorized"
     CAPTURED = "Captured"
     SUBMITTED = "Submitted"  # ACH: the debit was sent; settlement takes days
@@ -78,6 +79,7 @@ class GatewayError(PayHubError):
         self.decline_code = decline_code
         self.gateway_message = gateway_message
         self.gateway_request_id = gateway_request_id
+        self.transaction_id: str | None = None  # set once the attempt is in the ledger
 
 
 class Declined(GatewayError):
@@ -138,8 +140,11 @@ class Transaction:
     refunded: Money
     created_at: datetime
     updated_at: datetime
+    gateway_key: str = ""  # the idempotency key the gateway saw for the charge
     gateway_reference: str | None = None
     location_id: str | None = None
+    customer_id: str | None = None
+    payment_method_id: str | None = None
     decline_code: str | None = None
     failure_message: str | None = None
 
@@ -154,6 +159,39 @@ class Transaction:
     @property
     def refundable(self) -> Money:
         return self.captured - self.refunded
+
+
+class EventKind(StrEnum):
+    CHARGE = "charge"
+    AUTHORIZE = "authorize"
+    CAPTURE = "capture"
+    REFUND = "refund"
+    VOID = "void"
+    STATUS = "status"
+
+
+class Outcome(StrEnum):
+    SUCCEEDED = "succeeded"
+    DECLINED = "declined"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+    RETURNED = "returned"  # an ACH debit came back after submission; recorded, not acted on
+
+
+@attrs.frozen
+class TransactionEvent:
+    """One attempt against the gateway: the ledger line. Never updated, never deleted."""
+
+    id: str
+    transaction_id: str
+    kind: EventKind
+    outcome: Outcome
+    created_at: datetime
+    amount: Money | None = None
+    gateway_reference: str | None = None
+    decline_code: str | None = None
+    message: str | None = None
+    support: dict[str, str] = attrs.field(factory=dict)
 
 
 _REFUNDABLE = {TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.PARTIALLY_REFUNDED}

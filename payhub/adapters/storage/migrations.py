@@ -107,4 +107,45 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX jobs_due ON jobs(queue, due_at) WHERE done_at IS NULL
         """,
     ),
+    Migration(
+        2,
+        "payments: transactions and their ledger of gateway attempts",
+        """
+        CREATE TABLE transactions (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            gateway TEXT NOT NULL,
+            method_type TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            amount {money} NOT NULL,
+            captured {money} NOT NULL,
+            refunded {money} NOT NULL,
+            status TEXT NOT NULL,
+            gateway_reference TEXT,
+            location_id TEXT,
+            customer_id TEXT,
+            payment_method_id TEXT,
+            gateway_key TEXT NOT NULL,
+            decline_code TEXT,
+            failure_message TEXT,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE INDEX transactions_merchant ON transactions(merchant_id, created_at);
+        CREATE UNIQUE INDEX transactions_gateway_key ON transactions(merchant_id, gateway_key);
+        CREATE TABLE transaction_events (
+            id TEXT PRIMARY KEY,
+            transaction_id TEXT NOT NULL REFERENCES transactions(id),
+            kind TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            amount {money},
+            gateway_reference TEXT,
+            decline_code TEXT,
+            message TEXT,
+            support {json} NOT NULL,
+            created_at {ts} NOT NULL
+        );
+        CREATE INDEX transaction_events_tx ON transaction_events(transaction_id, created_at)
+        """,
+    ),
 )

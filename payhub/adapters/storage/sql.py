@@ -13,11 +13,20 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
+from payhub import ports
 from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
 from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict
 from payhub.domain.keys import KeyKind
-from payhub import ports
+from payhub.domain.money import Money, round_half_up
+from payhub.domain.payments import (
+    EventKind,
+    MethodType,
+    Outcome,
+    Transaction,
+    TransactionEvent,
+    TxStatus,
+)
 from payhub.ports import IdempotencyClaim, Job, StoredResponse
 
 Row = dict[str, Any]
@@ -395,6 +404,162 @@ class SqlJobs(_Repo):
         return int(row["n"]) if row else 0
 
 
+class SqlTransactions(_Repo):
+    _COLUMNS = (
+        "id, merchant_id, gateway, method_type, currency, amount, captured, refunded, status,"
+        " gateway_reference, location_id, customer_id, payment_method_id, gateway_key,"
+        " decline_code, failure_message, created_at, updated_at"
+    )
+
+    @staticmethod
+    def _params(tx: Transaction) -> dict[str, Any]:
+        return {
+            "id": tx.id,
+            "merchant_id": tx.merchant_id,
+            "gateway": tx.gateway,
+            "method_type": tx.method_type.value,
+            "currency": tx.amount.currency,
+            "amount": tx.amount.amount,
+            "captured": tx.captured.amount,
+            "refunded": tx.refunded.amount,
+            "status": tx.status.value,
+            "gateway_reference": tx.gateway_reference,
+            "location_id": tx.location_id,
+            "customer_id": tx.customer_id,
+            "payment_method_id": tx.payment_method_id,
+            "gateway_key": tx.gateway_key,
+            "decline_code": tx.decline_code,
+            "failure_message": tx.failure_message,
+            "created_at": tx.created_at,
+            "updated_at": tx.updated_at,
+        }
+
+    def add(self, tx: Transaction) -> None:
+        values = ", ".join(f":{c.strip()}" for c in self._COLUMNS.split(","))
+        self.db.execute(
+            f"INSERT INTO transactions ({self._COLUMNS}) VALUES ({values})", self._params(tx)
+        )
+
+    def save(self, tx: Transaction) -> None:
+        self.db.execute(
+            "UPDATE transactions SET status = :status, captured = :captured,"
+            " refunded = :refunded, gateway_reference = :gateway_reference,"
+            " decline_code = :decline_code, failure_message = :failure_message,"
+            " updated_at = :updated_at WHERE id = :id",
+            self._params(tx),
+        )
+
+    @staticmethod
+    def _load(row: Row) -> Transaction:
+        currency = row["currency"]
+
+        def money(v: Any) -> Money:
+            return Money(round_half_up(to_decimal(v), currency), currency)
+
+        return Transaction(
+            id=row["id"],
+            merchant_id=row["merchant_id"],
+            gateway=row["gateway"],
+            method_type=MethodType(row["method_type"]),
+            amount=money(row["amount"]),
+            captured=money(row["captured"]),
+            refunded=money(row["refunded"]),
+            status=TxStatus(row["status"]),
+            gateway_reference=row["gateway_reference"],
+            location_id=row["location_id"],
+            customer_id=row["customer_id"],
+            payment_method_id=row["payment_method_id"],
+            gateway_key=row["gateway_key"],
+            decline_code=row["decline_code"],
+            failure_message=row["failure_message"],
+            created_at=to_dt(row["created_at"]),
+            updated_at=to_dt(row["updated_at"]),
+        )
+
+    def get(
+        self, merchant_id: str, transaction_id: str, for_update: bool = False
+    ) -> Transaction | None:
+        # PostgreSQL: lock the row so concurrent captures or refunds queue up. SQLite's
+        # unit of work already holds the single write lock.
+        lock = " FOR UPDATE" if for_update and self.db.dialect == "postgres" else ""
+        row = self._one(
+            f"SELECT * FROM transactions WHERE id = :id AND merchant_id = :m{lock}",
+            id=transaction_id,
+            m=merchant_id,
+        )
+        return self._load(row) if row else None
+
+    def get_by_gateway_key(self, merchant_id: str, gateway_key: str) -> Transaction | None:
+        row = self._one(
+            "SELECT * FROM transactions WHERE merchant_id = :m AND gateway_key = :k",
+            m=merchant_id,
+            k=gateway_key,
+        )
+        return self._load(row) if row else None
+
+    def add_event(self, event: TransactionEvent) -> None:
+        self.db.execute(
+            "INSERT INTO transaction_events (id, transaction_id, kind, outcome, amount,"
+            " gateway_reference, decline_code, message, support, created_at) VALUES (:id, :tx,"
+            " :kind, :outcome, :amount, :ref, :code, :message, :support, :at)",
+            {
+                "id": event.id,
+                "tx": event.transaction_id,
+                "kind": event.kind.value,
+                "outcome": event.outcome.value,
+                "amount": event.amount.amount if event.amount else None,
+                "ref": event.gateway_reference,
+                "code": event.decline_code,
+                "message": event.message,
+                "support": json.dumps(event.support, separators=(",", ":")),
+                "at": event.created_at,
+            },
+        )
+
+    def events(self, transaction_id: str) -> list[TransactionEvent]:
+        rows = self.db.query(
+            "SELECT e.*, t.currency FROM transaction_events e JOIN transactions t"
+            " ON t.id = e.transaction_id WHERE e.transaction_id = :tx"
+            " ORDER BY e.created_at, e.id",
+            {"tx": transaction_id},
+        )
+        return [
+            TransactionEvent(
+                id=r["id"],
+                transaction_id=r["transaction_id"],
+                kind=EventKind(r["kind"]),
+                outcome=Outcome(r["outcome"]),
+                created_at=to_dt(r["created_at"]),
+                amount=None
+                if r["amount"] is None
+                else Money(round_half_up(to_decimal(r["amount"]), r["currency"]), r["currency"]),
+                gateway_reference=r["gateway_reference"],
+                decline_code=r["decline_code"],
+                message=r["message"],
+                support=json.loads(r["support"]),
+            )
+            for r in rows
+        ]
+
+    def list(
+        self, merchant_id: str, after: str | None = None, limit: int = 50
+    ) -> list[Transaction]:
+        params: dict[str, Any] = {"m": merchant_id, "limit": limit}
+        cursor = ""
+        if after is not None:
+            cursor = (
+                " AND (created_at, id) < (SELECT created_at, id FROM transactions"
+                " WHERE id = :after AND merchant_id = :m)"
+            )
+            params["after"] = after
+        rows = self.db.query(
+            f"SELECT * FROM transactions WHERE merchant_id = :m{cursor}"
+            " ORDER BY created_at DESC, id DESC LIMIT :limit",
+            params,
+        )
+        return [self._load(r) for r in rows]
+
+
 class SqlUnitOfWork:
     """The repositories over one open transaction."""
 
@@ -406,3 +571,4 @@ class SqlUnitOfWork:
         self.sequences: ports.SequenceRepository = SqlSequences(db)
         self.idempotency: ports.IdempotencyRepository = SqlIdempotency(db)
         self.jobs: ports.JobRepository = SqlJobs(db)
+        self.transactions: ports.TransactionRepository = SqlTransactions(db)

@@ -1,0 +1,407 @@
+"""Charge, capture, refund, void and status through the gateway port, with a ledger.
+
+Each operation is three steps, so that no gateway is called inside a database
+transaction and no concurrent request can over-capture or over-refund:
+
+1. a unit of work checks the rules and *reserves* the move on the transaction row
+   (locked on PostgreSQL; SQLite has one writer);
+2. the gateway is called, with an idempotency key it can recognise on a retry;
+3. a unit of work records the outcome in the ledger and confirms or undoes the move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from decimal import Decimal
+
+import attrs
+
+from payhub.domain.errors import NotFound, Unavailable, ValidationError
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, gateway
+from payhub.domain.money import Money
+from payhub.domain.payments import (
+    ChargeRequest,
+    Declined,
+    EventKind,
+    GatewayCredentials,
+    GatewayError,
+    GatewayResult,
+    GatewayTimeout,
+    MethodType,
+    Outcome,
+    PaymentSource,
+    Transaction,
+    TransactionEvent,
+    TxStatus,
+    after_capture,
+    after_refund,
+    after_void,
+    check_capture,
+    check_refund,
+    check_void,
+    parse_amount,
+    status_from_gateway,
+)
+from payhub.ports import Gateway, UnitOfWork
+from payhub.services.auth import Caller
+from payhub.services.deps import Deps
+from payhub.services.merchants import find_merchant
+
+PAGE_MAX = 200
+
+
+@attrs.frozen
+class ChargeInput:
+    amount: Decimal
+    currency: str
+    gateway: str
+    token: str | None = attrs.field(default=None, repr=False)
+    method_type: MethodType = MethodType.CARD
+    location_id: str | None = None
+    capture: bool = True
+    description: str | None = None
+
+
+@attrs.frozen
+class TransactionView:
+    transaction: Transaction
+    events: list[TransactionEvent]
+
+
+def gateway_key(caller: Caller, idempotency_key: str | None, fallback: str, op: str) -> str:
+    """The key sent to the gateway: derived from the caller's Idempotency-Key when there is
+    one, so a retry after a crash is the same request to the gateway too."""
+    if idempotency_key is None:
+        return f"{fallback}:{op}"
+    digest = hashlib.sha256(f"{caller.provider_id}\n{idempotency_key}\n{op}".encode()).hexdigest()
+    return f"phk-{digest[:40]}"
+
+
+class Payments:
+    """Payments of one merchant (named by ``X-Merchant-Reference``)."""
+
+    def __init__(
+        self, deps: Deps, caller: Caller, reference: str, gateways: dict[str, Gateway]
+    ) -> None:
+        self._d = deps
+        self._caller = caller
+        self._reference = reference
+        self._gateways = gateways
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _info(self, name: str, field: str = "gatewayName") -> GatewayInfo:
+        try:
+            return gateway(name, self._caller.environment)
+        except NotFound:
+            raise ValidationError.for_field(
+                field, f"'{name}' is not a supported gateway; GET /api/gateways lists them"
+            ) from None
+
+    def _adapter(self, info: GatewayInfo) -> Gateway:
+        adapter = self._gateways.get(info.name)
+        if adapter is None:
+            raise Unavailable(f"payments through {info.display_name} are not available yet")
+        return adapter
+
+    def _credentials(
+        self, uow: UnitOfWork, merchant_id: str, info: GatewayInfo
+    ) -> GatewayCredentials:
+        stored = uow.credentials.get(merchant_id, info.name)
+        if stored is None or not stored.enabled:
+            state = "not set" if stored is None else "disabled"
+            raise ValidationError.for_field(
+                "gatewayName",
+                f"the merchant's {info.display_name} credentials are {state}; set them with"
+                f" PUT /api/merchant-accounts/{self._reference}/credentials/{info.name}",
+            )
+        opened = json.loads(self._d.secrets.open(stored.sealed))
+        return GatewayCredentials(
+            api_secret=opened["apiSecret"],
+            sandbox=stored.environment.value == "Sandbox",
+            fields=dict(opened.get("fields", {})),
+        )
+
+    def _event(
+        self,
+        tx: Transaction,
+        kind: EventKind,
+        outcome: Outcome,
+        amount: Money | None,
+        result: GatewayResult | None = None,
+        error: GatewayError | None = None,
+    ) -> TransactionEvent:
+        return TransactionEvent(
+            id=self._d.new_id("txe"),
+            transaction_id=tx.id,
+            kind=kind,
+            outcome=outcome,
+            created_at=self._d.clock.now(),
+            amount=amount,
+            gateway_reference=result.reference if result else None,
+            decline_code=(result.decline_code if result else None)
+            or (error.decline_code if error else None),
+            message=(error.gateway_message or error.detail)
+            if error
+            else (result.message if result else None),
+            support=dict(result.support) if result else {},
+        )
+
+    def _view(self, uow: UnitOfWork, tx: Transaction) -> TransactionView:
+        return TransactionView(tx, uow.transactions.events(tx.id))
+
+    # --- charge ----------------------------------------------------------------------------
+
+    def charge(self, given: ChargeInput, idempotency_key: str | None = None) -> TransactionView:
+        info = self._info(given.gateway)
+        amount = parse_amount(given.amount, given.currency)
+        self._check_method(info, given)
+        adapter = self._adapter(info)
+        token = (given.token or "").strip()
+        if not token:
+            raise ValidationError.for_field(
+                "paymentMethodToken",
+                "is required: collect the card or bank account with the"
+                f" gateway's hosted fields ({info.hosted_fields}) and send the token",
+            )
+        now = self._d.clock.now()
+        tx_id = self._d.new_id("txn")
+        key = gateway_key(self._caller, idempotency_key, tx_id, "charge")
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            creds = self._credentials(uow, merchant.id, info)
+            earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
+            if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
+                return self._view(uow, earlier)
+            # A retry of a charge whose outcome is unknown goes to the gateway again under
+            # the same key: the gateway answers with the original charge, not a new one.
+            tx = earlier or Transaction(
+                id=tx_id,
+                merchant_id=merchant.id,
+                gateway=info.name,
+                method_type=given.method_type,
+                amount=amount,
+                status=TxStatus.PENDING,
+                captured=Money.zero(amount.currency),
+                refunded=Money.zero(amount.currency),
+                created_at=now,
+                updated_at=now,
+                gateway_key=key,
+                location_id=given.location_id,
+            )
+            if earlier is None:
+                uow.transactions.add(tx)
+        request = ChargeRequest(
+            amount=tx.amount,
+            source=PaymentSource(given.method_type, token=token),
+            capture=given.capture,
+            idempotency_key=key,
+            description=given.description,
+        )
+        kind = EventKind.CHARGE if given.capture else EventKind.AUTHORIZE
+        try:
+            result = adapter.charge(creds, request)
+        except GatewayError as error:
+            self._record_charge_failure(tx, kind, error)
+            raise
+        return self._record_charge(tx, kind, result)
+
+    @staticmethod
+    def _check_method(info: GatewayInfo, given: ChargeInput) -> None:
+        if given.method_type is MethodType.BANK_ACCOUNT:
+            if not info.ach:
+                raise ValidationError.for_field(
+                    "type",
+                    f"{info.display_name} does not take bank-account (ACH) payments in payhub",
+                )
+            if info.bank_account_vaulting is BankAccountVaulting.VAULT_FIRST:
+                raise ValidationError.for_field(
+                    "paymentMethodToken",
+                    f"{info.display_name} charges only saved bank accounts: save it first with"
+                    " POST /api/merchant-accounts/{ref}/customers/{customerId}/payment-methods/"
+                    f"{info.name}, then charge the saved method",
+                )
+            if not given.capture:
+                raise ValidationError.for_field(
+                    "capture", "a bank-account debit cannot be authorized only"
+                )
+        if not given.capture and not info.authorize_only:
+            raise ValidationError.for_field(
+                "capture", f"{info.display_name} does not support authorize-only payments"
+            )
+
+    def _record_charge(
+        self, tx: Transaction, kind: EventKind, result: GatewayResult
+    ) -> TransactionView:
+        with self._d.store.unit_of_work() as uow:
+            tx.gateway_reference = result.reference
+            tx.status = status_from_gateway(result.status, tx.method_type)
+            if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
+                tx.captured = tx.amount
+            tx.updated_at = self._d.clock.now()
+            uow.transactions.save(tx)
+            uow.transactions.add_event(self._event(tx, kind, Outcome.SUCCEEDED, tx.amount, result))
+            return self._view(uow, tx)
+
+    def _record_charge_failure(self, tx: Transaction, kind: EventKind, error: GatewayError) -> None:
+        timed_out = isinstance(error, GatewayTimeout)
+        with self._d.store.unit_of_work() as uow:
+            tx.status = TxStatus.UNKNOWN if timed_out else TxStatus.FAILED
+            tx.decline_code = error.decline_code
+            tx.failure_message = error.gateway_message or error.detail
+            tx.updated_at = self._d.clock.now()
+            uow.transactions.save(tx)
+            outcome = (
+                Outcome.UNKNOWN
+                if timed_out
+                else Outcome.DECLINED
+                if isinstance(error, Declined)
+                else Outcome.FAILED
+            )
+            uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, error=error))
+        error.transaction_id = tx.id
+
+    # --- follow-ups ------------------------------------------------------------------------
+
+    def _follow_up(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        kind: EventKind,
+        reserve: Callable[[Transaction, GatewayInfo], Money | None],
+        call: Callable[[Gateway, GatewayCredentials, str, Money | None, str], GatewayResult],
+        idempotency_key: str | None,
+    ) -> TransactionView:
+        """Reserve the move under a row lock, call the gateway, then confirm or undo."""
+        info = self._info(gateway_name, field="gateway")
+        adapter = self._adapter(info)
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, transaction_id, for_update=True)
+            if tx is None or tx.gateway != info.name:
+                raise NotFound(f"no {info.name} transaction '{transaction_id}' for this merchant")
+            creds = self._credentials(uow, merchant.id, info)
+            before = attrs.evolve(tx)
+            amount = reserve(tx, info)
+            uow.transactions.save(tx)
+            event_id = self._d.new_id("txe")
+        assert tx.gateway_reference is not None
+        key = gateway_key(self._caller, idempotency_key, event_id, kind.value)
+        try:
+            result = call(adapter, creds, tx.gateway_reference, amount, key)
+        except GatewayError as error:
+            with self._d.store.unit_of_work() as uow:
+                timed_out = isinstance(error, GatewayTimeout)
+                if not timed_out:  # the move did not happen: undo the reservation
+                    uow.transactions.save(attrs.evolve(before, updated_at=self._d.clock.now()))
+                outcome = Outcome.UNKNOWN if timed_out else Outcome.FAILED
+                if isinstance(error, Declined):
+                    outcome = Outcome.DECLINED
+                uow.transactions.add_event(self._event(tx, kind, outcome, amount, error=error))
+            raise
+        with self._d.store.unit_of_work() as uow:
+            uow.transactions.add_event(self._event(tx, kind, Outcome.SUCCEEDED, amount, result))
+            return self._view(uow, tx)
+
+    def capture(
+        self, gateway_name: str, transaction_id: str, amount: Money | None,
+        idempotency_key: str | None = None,
+    ) -> TransactionView:  # fmt: skip
+        def reserve(tx: Transaction, info: GatewayInfo) -> Money:
+            wanted = check_capture(tx, amount, info)
+            after_capture(tx, wanted, self._d.clock.now())
+            return wanted
+
+        return self._follow_up(
+            gateway_name, transaction_id, EventKind.CAPTURE, reserve,
+            lambda g, c, ref, amt, key: g.capture(c, ref, amt or Money.zero("USD"), key),
+            idempotency_key,
+        )  # fmt: skip
+
+    def refund(
+        self, gateway_name: str, transaction_id: str, amount: Money | None,
+        idempotency_key: str | None = None,
+    ) -> TransactionView:  # fmt: skip
+        def reserve(tx: Transaction, info: GatewayInfo) -> Money:
+            wanted = check_refund(tx, amount)
+            after_refund(tx, wanted, self._d.clock.now())
+            return wanted
+
+        return self._follow_up(
+            gateway_name, transaction_id, EventKind.REFUND, reserve,
+            lambda g, c, ref, amt, key: g.refund(c, ref, amt or Money.zero("USD"), key),
+            idempotency_key,
+        )  # fmt: skip
+
+    def void(
+        self, gateway_name: str, transaction_id: str, idempotency_key: str | None = None
+    ) -> TransactionView:
+        def reserve(tx: Transaction, info: GatewayInfo) -> None:
+            check_void(tx)
+            after_void(tx, self._d.clock.now())
+
+        return self._follow_up(
+            gateway_name, transaction_id, EventKind.VOID, reserve,
+            lambda g, c, ref, amt, key: g.void(c, ref, key),
+            idempotency_key,
+        )  # fmt: skip
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, gateway_name: str, transaction_id: str) -> TransactionView:
+        info = self._info(gateway_name, field="gateway")
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, transaction_id)
+            if tx is None or tx.gateway != info.name:
+                raise NotFound(f"no {info.name} transaction '{transaction_id}' for this merchant")
+            return self._view(uow, tx)
+
+    def refresh(self, gateway_name: str, transaction_id: str) -> TransactionView:
+        """Ask the gateway for the transaction's state and record what it says.
+
+        An ``Unknown`` charge takes the gateway's word; an ACH debit reported as returned
+        is recorded in the ledger but not acted on (spec: ACH).
+        """
+        info = self._info(gateway_name, field="gateway")
+        adapter = self._adapter(info)
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, transaction_id)
+            if tx is None or tx.gateway != info.name:
+                raise NotFound(f"no {info.name} transaction '{transaction_id}' for this merchant")
+            if tx.gateway_reference is None:
+                # Never acknowledged by the gateway: only a retry under the same key settles it.
+                return self._view(uow, tx)
+            creds = self._credentials(uow, merchant.id, info)
+        try:
+            result = adapter.status(creds, tx.gateway_reference)
+        except GatewayError as error:
+            with self._d.store.unit_of_work() as uow:
+                uow.transactions.add_event(
+                    self._event(tx, EventKind.STATUS, Outcome.FAILED, None, error=error)
+                )
+            raise
+        with self._d.store.unit_of_work() as uow:
+            tx = uow.transactions.get(merchant.id, transaction_id, for_update=True) or tx
+            outcome = Outcome.SUCCEEDED
+            if tx.status is TxStatus.UNKNOWN:
+                tx.status = status_from_gateway(result.status, tx.method_type)
+                if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
+                    tx.captured = tx.amount
+                tx.updated_at = self._d.clock.now()
+                uow.transactions.save(tx)
+            elif tx.status is TxStatus.SUBMITTED and result.decline_code == "ach_returned":
+                outcome = Outcome.RETURNED
+            uow.transactions.add_event(self._event(tx, EventKind.STATUS, outcome, None, result))
+            return self._view(uow, tx)
+
+    def list(self, after: str | None = None, limit: int = 50) -> tuple[list[Transaction], bool]:
+        if not 1 <= limit <= PAGE_MAX:
+            raise ValidationError.for_field("limit", f"must be between 1 and {PAGE_MAX}")
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            rows = uow.transactions.list(merchant.id, after=after, limit=limit + 1)
+        return rows[:limit], len(rows) > limit

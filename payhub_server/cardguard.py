@@ -1,0 +1,107 @@
+"""Refuse raw card and bank numbers before anything else sees the request.
+
+An ASGI wrapper reads the body of every POST, PUT and PATCH (up to the size limit) and the
+query string, and answers 400 if they hold a Luhn-valid card number or a raw card or bank
+field. It runs before routing, storage and logging, so such a number never reaches a log
+line or the database; the request log records only the method, path and status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+from urllib.parse import unquote_plus
+
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from payhub.domain.cardnumbers import contains_card_number, forbidden_fields
+from payhub_server.encoding import encode
+
+MAX_BODY = 1024 * 1024
+_HOSTED_FIELDS = (
+    "collect card and bank details with the gateway's hosted fields (GET /api/gateways lists"
+    " them; the simulator's are at /simulator/hosted-fields.js) and send payhub the token"
+)
+
+
+async def _reply(send: Send, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
+    body = encode({"type": f"/problems/{code}", "title": title, "status": status,
+                   "detail": detail, **extra})  # fmt: skip
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class CardGuard:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
+        if contains_card_number(query):
+            await _refuse(send, ["query"])
+            return
+        if scope["method"] not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY:
+                await _reply(send, 413, "payload-too-large", "Request body too large",
+                             f"request bodies are limited to {MAX_BODY} bytes")  # fmt: skip
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        fields = _scan(body)
+        if fields:
+            await _refuse(send, fields)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _scan(body: bytes) -> list[str]:
+    text = body.decode("utf-8", errors="replace")
+    found: list[str] = []
+    with contextlib.suppress(ValueError):
+        found = list(forbidden_fields(json.loads(text)))
+    if not found and contains_card_number(unquote_plus(text)):
+        found = ["body"]
+    return found
+
+
+async def _refuse(send: Send, fields: list[str]) -> None:
+    await _reply(
+        send, 400, "raw-card-data", "Raw card or bank details are not accepted",
+        "payhub never accepts card numbers, security codes or bank routing and account"
+        f" numbers: {_HOSTED_FIELDS}",
+        errors=[{"field": f, "message": "must not carry raw card or bank details"} for f in fields],
+    )  # fmt: skip

@@ -1,0 +1,278 @@
+"""Payments: charge, and capture, refund, void and status of a transaction.
+
+``X-Merchant-Reference`` names the merchant whose gateway credentials are used. Money-moving
+POSTs accept ``Idempotency-Key``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, Request, Response
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from payhub.domain.errors import ValidationError
+from payhub.domain.money import Money
+from payhub.domain.payments import MethodType, Transaction, TransactionEvent, TxStatus
+from payhub.hub import PayHub, ProviderScope
+from payhub.services.payments import ChargeInput, Payments, TransactionView
+from payhub_server.deps import MERCHANT_KEY_OK, api_get, api_post
+from payhub_server.encoding import encode
+from payhub_server.idempotency import run_idempotent
+from payhub_server.routes.wire import Page
+
+
+class AmountIn(msgspec.Struct, forbid_unknown_fields=True):
+    value: Decimal
+    currency: str
+
+
+class AmountOut(msgspec.Struct):
+    value: Decimal
+    currency: str
+
+    @classmethod
+    def of(cls, m: Money) -> AmountOut:
+        return cls(m.amount, m.currency)
+
+
+class ChargeIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    amount: AmountIn
+    gateway_name: str
+    payment_method_token: str | None = None
+    type: Literal["Card", "BankAccount"] | None = None
+    location_id: str | None = None
+    capture: bool = True
+    description: str | None = None
+
+
+class AmountBody(msgspec.Struct, forbid_unknown_fields=True):
+    """Optional amount for a capture or refund; left out means all that is left."""
+
+    amount: AmountIn | None = None
+
+
+class EventOut(msgspec.Struct, rename="camel"):
+    event_id: str
+    kind: str
+    outcome: str
+    amount: AmountOut | None
+    gateway_reference: str | None
+    decline_code: str | None
+    message: str | None
+    created_at_utc: datetime
+
+    @classmethod
+    def of(cls, e: TransactionEvent) -> EventOut:
+        return cls(
+            event_id=e.id,
+            kind=e.kind.value,
+            outcome=e.outcome.value,
+            amount=AmountOut.of(e.amount) if e.amount else None,
+            gateway_reference=e.gateway_reference,
+            decline_code=e.decline_code,
+            message=e.message,
+            created_at_utc=e.created_at,
+        )
+
+
+class TransactionOut(msgspec.Struct, rename="camel"):
+    transaction_id: str
+    status: str
+    type: str
+    amount: AmountOut
+    captured_amount: AmountOut
+    refunded_amount: AmountOut
+    gateway: str
+    gateway_reference: str | None
+    location_id: str | None
+    decline_code: str | None
+    failure_message: str | None
+    settled: bool
+    created_at_utc: datetime
+    updated_at_utc: datetime
+    events: list[EventOut] = []
+
+    @classmethod
+    def of(cls, tx: Transaction, events: list[TransactionEvent] | None = None) -> TransactionOut:
+        return cls(
+            transaction_id=tx.id,
+            status=tx.status.value,
+            type=tx.method_type.value,
+            amount=AmountOut.of(tx.amount),
+            captured_amount=AmountOut.of(tx.captured),
+            refunded_amount=AmountOut.of(tx.refunded),
+            gateway=tx.gateway,
+            gateway_reference=tx.gateway_reference,
+            location_id=tx.location_id,
+            decline_code=tx.decline_code,
+            failure_message=tx.failure_message,
+            # An ACH debit is submitted, never known settled: settlement takes days.
+            settled=tx.status is TxStatus.CAPTURED,
+            created_at_utc=tx.created_at,
+            updated_at_utc=tx.updated_at,
+            events=[EventOut.of(e) for e in events or []],
+        )
+
+
+def _out(view: TransactionView, status: int = 200) -> Response[bytes]:
+    body = encode(TransactionOut.of(view.transaction, view.events))
+    return Response(body, status_code=status, media_type="application/json")
+
+
+def _payments(tenant: ProviderScope, request: Request[Any, Any, Any]) -> Payments:
+    reference = request.headers.get("x-merchant-reference", "").strip()
+    if not reference:
+        raise ValidationError.for_field("X-Merchant-Reference", "header is required")
+    return tenant.merchant(reference).payments
+
+
+def _amount(body: AmountBody | None) -> Money | None:
+    if body is None or body.amount is None:
+        return None
+    return Money.of(body.amount.value, body.amount.currency, field="amount.value")
+
+
+MERCHANT_HEADER = Parameter(
+    header="X-Merchant-Reference", description="The merchant's externalReference"
+)
+IDEMPOTENCY = Parameter(
+    header="Idempotency-Key", required=False, description="Retry safely: one outcome per key (24 h)"
+)
+_TX = {200: ResponseSpec(TransactionOut, description="The transaction")}
+
+
+class PaymentController(Controller):
+    path = "/api/payments"
+    tags = ["Payments"]
+
+    @api_post(
+        "/charge", opt=MERCHANT_KEY_OK, summary="Charge a card or bank account",
+        status_code=201, responses={201: ResponseSpec(TransactionOut, description="Charged")},
+    )  # fmt: skip
+    def charge(
+        self,
+        data: ChargeIn,
+        request: Request[Any, Any, Any],
+        tenant: ProviderScope,
+        hub: PayHub,
+        merchant_reference: Annotated[str, MERCHANT_HEADER],
+        idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
+    ) -> Response[bytes]:
+        """A sale, or with `capture: false` an authorization to capture later. `type:
+        BankAccount` is an ACH debit: a success means submitted, not settled."""
+        payments = _payments(tenant, request)
+        given = ChargeInput(
+            amount=data.amount.value,
+            currency=data.amount.currency,
+            gateway=data.gateway_name,
+            token=data.payment_method_token,
+            method_type=MethodType(data.type) if data.type else MethodType.CARD,
+            location_id=data.location_id,
+            capture=data.capture,
+            description=data.description,
+        )
+        return run_idempotent(
+            hub, tenant.caller, request, data,
+            lambda: _out(payments.charge(given, idempotency_key), 201),
+        )  # fmt: skip
+
+    @api_post("/{gateway:str}/transactions/{transaction_id:str}/capture", opt=MERCHANT_KEY_OK,
+              summary="Capture an authorization", status_code=200, responses=_TX)  # fmt: skip
+    def capture(
+        self,
+        gateway: str,
+        transaction_id: str,
+        request: Request[Any, Any, Any],
+        tenant: ProviderScope,
+        hub: PayHub,
+        merchant_reference: Annotated[str, MERCHANT_HEADER],
+        data: AmountBody | None = None,
+        idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
+    ) -> Response[bytes]:
+        """All of it, or `amount` for part of it where the gateway allows."""
+        payments = _payments(tenant, request)
+        return run_idempotent(
+            hub, tenant.caller, request, data,
+            lambda: _out(payments.capture(gateway, transaction_id, _amount(data), idempotency_key)),
+        )  # fmt: skip
+
+    @api_post("/{gateway:str}/transactions/{transaction_id:str}/refund", opt=MERCHANT_KEY_OK,
+              summary="Refund a captured transaction", status_code=200, responses=_TX)  # fmt: skip
+    def refund(
+        self,
+        gateway: str,
+        transaction_id: str,
+        request: Request[Any, Any, Any],
+        tenant: ProviderScope,
+        hub: PayHub,
+        merchant_reference: Annotated[str, MERCHANT_HEADER],
+        data: AmountBody | None = None,
+        idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
+    ) -> Response[bytes]:
+        """All that is left, or `amount`; repeatedly, never past what was captured."""
+        payments = _payments(tenant, request)
+        return run_idempotent(
+            hub, tenant.caller, request, data,
+            lambda: _out(payments.refund(gateway, transaction_id, _amount(data), idempotency_key)),
+        )  # fmt: skip
+
+    @api_post("/{gateway:str}/transactions/{transaction_id:str}/void", opt=MERCHANT_KEY_OK,
+              summary="Void an authorization", status_code=200, responses=_TX)  # fmt: skip
+    def void(
+        self,
+        gateway: str,
+        transaction_id: str,
+        request: Request[Any, Any, Any],
+        tenant: ProviderScope,
+        hub: PayHub,
+        merchant_reference: Annotated[str, MERCHANT_HEADER],
+        idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
+    ) -> Response[bytes]:
+        """Release an authorization that was not captured. A captured one is refunded instead."""
+        payments = _payments(tenant, request)
+        return run_idempotent(
+            hub, tenant.caller, request, None,
+            lambda: _out(payments.void(gateway, transaction_id, idempotency_key)),
+        )  # fmt: skip
+
+    @api_get("/{gateway:str}/transactions/{transaction_id:str}", opt=MERCHANT_KEY_OK,
+             summary="Get a transaction and its ledger")  # fmt: skip
+    def status(
+        self,
+        gateway: str,
+        transaction_id: str,
+        request: Request[Any, Any, Any],
+        tenant: ProviderScope,
+        merchant_reference: Annotated[str, MERCHANT_HEADER],
+        refresh: bool = False,
+    ) -> TransactionOut:
+        """The stored transaction; with `refresh=true` payhub asks the gateway first (this
+        settles an `Unknown` transaction and records ACH returns)."""
+        payments = _payments(tenant, request)
+        view = (
+            payments.refresh(gateway, transaction_id) if refresh
+            else payments.get(gateway, transaction_id)
+        )  # fmt: skip
+        return TransactionOut.of(view.transaction, view.events)
+
+    @api_get("/transactions", opt=MERCHANT_KEY_OK, summary="List a merchant's transactions")
+    def list_transactions(
+        self,
+        request: Request[Any, Any, Any],
+        tenant: ProviderScope,
+        merchant_reference: Annotated[str, MERCHANT_HEADER],
+        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
+        starting_after: Annotated[str | None, Parameter(query="startingAfter")] = None,
+    ) -> Page[TransactionOut]:
+        """Newest first."""
+        rows, more = _payments(tenant, request).list(after=starting_after, limit=limit)
+        return Page(
+            [TransactionOut.of(t) for t in rows],
+            has_more=more,
+            next_cursor=rows[-1].id if more and rows else None,
+        )
