@@ -1,6 +1,6 @@
 """payhub benchmarks against real server processes. Prints tables; asserts nothing about time.
 
-    .venv/bin/python -m bench.run foundation [--seconds 5]
+.venv/bin/python -m bench.run foundation [--seconds 5]
 """
 
 from __future__ import annotations
