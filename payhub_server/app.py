@@ -9,17 +9,18 @@ from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 
-from payhub.domain.errors import PayHubError
+from payhub.domain.errors import NotFound, PayHubError
 from payhub.hub import PayHub
 from payhub_server.cardguard import CardGuard
 from payhub_server.deps import DEPENDENCIES, PUBLIC
 from payhub_server.encoding import JsonResponse
-from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework, problem
+from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework
 from payhub_server.reference import ReferenceController, reference_assets
 from payhub_server.requestlog import RequestLog
 from payhub_server.routes.gateways import GatewayController
 from payhub_server.routes.merchants import MerchantController
 from payhub_server.routes.payments import PaymentController
+from payhub_server.routes.simulator import hosted_fields_script
 
 VERSION = "0.1.0"
 
@@ -36,7 +37,7 @@ def problem_type(code: str) -> Any:
     """The documentation behind each problem ``type`` URI."""
     text = PROBLEM_TYPES.get(code)
     if text is None:
-        return problem(404, "not-found", "Not found", f"no problem type '{code}'")
+        raise NotFound(f"no problem type '{code}'")
     return f"{code}: {text}\n"
 
 
@@ -71,6 +72,7 @@ def create_app(hub: PayHub) -> Litestar:
             GatewayController,
             MerchantController,
             PaymentController,
+            hosted_fields_script,
             ReferenceController,
             reference_assets(),
         ],
