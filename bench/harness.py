@@ -50,14 +50,21 @@ def payhub_server(db_url: str | None = None, workers: int = 1) -> Iterator[tuple
         db = db_url or f"sqlite:///{tmp}/payhub.db"
         created = subprocess.run(
             [PAYHUB, "providers", "create", "Bench", "--json", "--db", db],
-            env=env, cwd=tmp, check=True, capture_output=True, text=True,
-        )  # fmt: skip
+            env=env,
+            cwd=tmp,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         key = json.loads(created.stdout)["apiKey"]
         port = free_port()
         proc = subprocess.Popen(
             [PAYHUB, "serve", "--db", db, "--port", str(port), "--workers", str(workers)],
-            env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            env=env,
+            cwd=tmp,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             wait_healthy(f"http://127.0.0.1:{port}/healthz", proc)
             yield f"http://127.0.0.1:{port}", key
@@ -71,10 +78,22 @@ def hello_server() -> Iterator[str]:
     """The bare Litestar baseline on granian with the same settings as ``payhub serve``."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--port", str(port),
-         "--no-ws", "bench.hello_app:create"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "granian",
+            "--interface",
+            "asgi",
+            "--factory",
+            "--port",
+            str(port),
+            "--no-ws",
+            "bench.hello_app:create",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_healthy(f"http://127.0.0.1:{port}/healthz", proc)
         yield f"http://127.0.0.1:{port}"
@@ -88,8 +107,14 @@ def _ms(text: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
 
 
-def wrk(url: str, script: str | None = None, seconds: int = 5, connections: int = 16,
-        threads: int = 2, env: dict[str, str] | None = None) -> dict[str, float]:  # fmt: skip
+def wrk(
+    url: str,
+    script: str | None = None,
+    seconds: int = 5,
+    connections: int = 16,
+    threads: int = 2,
+    env: dict[str, str] | None = None,
+) -> dict[str, float]:
     """Run wrk; return requests/s, p50, p99 (ms) and non-2xx/3xx responses."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install -y wrk")

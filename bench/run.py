@@ -18,15 +18,28 @@ def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -
     with payhub_server(db_url) as (url, key):
         env = {"PAYHUB_BENCH_KEY": key}
         gateways = wrk(f"{url}/api/gateways", str(LUA / "get_with_key.lua"), seconds, env=env)
-        create = wrk(f"{url}/api/merchant-accounts", str(LUA / "create_merchant.lua"), seconds,
-                     env=env)  # fmt: skip
+        create = wrk(
+            f"{url}/api/merchant-accounts", str(LUA / "create_merchant.lua"), seconds, env=env
+        )
     rows = [
         ["bare Litestar GET /hello", base["rps"], base["p50"], base["p99"], 1.0, base["errors"]],
-        [f"GET /api/gateways ({label})", gateways["rps"], gateways["p50"], gateways["p99"],
-         gateways["rps"] / base["rps"], gateways["errors"]],
-        [f"POST /api/merchant-accounts ({label})", create["rps"], create["p50"], create["p99"],
-         create["rps"] / base["rps"], create["errors"]],
-    ]  # fmt: skip
+        [
+            f"GET /api/gateways ({label})",
+            gateways["rps"],
+            gateways["p50"],
+            gateways["p99"],
+            gateways["rps"] / base["rps"],
+            gateways["errors"],
+        ],
+        [
+            f"POST /api/merchant-accounts ({label})",
+            create["rps"],
+            create["p50"],
+            create["p99"],
+            create["rps"] / base["rps"],
+            create["errors"],
+        ],
+    ]
     print_table(
         f"Foundation, granian 1 worker, wrk 2 threads x 16 connections, {seconds}s each",
         rows,

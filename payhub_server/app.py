@@ -31,8 +31,13 @@ def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@get("/problems/{code:str}", media_type=MediaType.TEXT, opt=PUBLIC, sync_to_thread=False,
-     include_in_schema=False)  # fmt: skip
+@get(
+    "/problems/{code:str}",
+    media_type=MediaType.TEXT,
+    opt=PUBLIC,
+    sync_to_thread=False,
+    include_in_schema=False,
+)
 def problem_type(code: str) -> Any:
     """The documentation behind each problem ``type`` URI."""
     text = PROBLEM_TYPES.get(code)

@@ -26,8 +26,9 @@ _HOSTED_FIELDS = (
 
 
 async def _reply(send: Send, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
-    body = encode({"type": f"/problems/{code}", "title": title, "status": status,
-                   "detail": detail, **extra})  # fmt: skip
+    body = encode(
+        {"type": f"/problems/{code}", "title": title, "status": status, "detail": detail, **extra}
+    )
     await send(
         {
             "type": "http.response.start",
@@ -66,8 +67,13 @@ class CardGuard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY:
-                await _reply(send, 413, "payload-too-large", "Request body too large",
-                             f"request bodies are limited to {MAX_BODY} bytes")  # fmt: skip
+                await _reply(
+                    send,
+                    413,
+                    "payload-too-large",
+                    "Request body too large",
+                    f"request bodies are limited to {MAX_BODY} bytes",
+                )
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
@@ -100,8 +106,11 @@ def _scan(body: bytes) -> list[str]:
 
 async def _refuse(send: Send, fields: list[str]) -> None:
     await _reply(
-        send, 400, "raw-card-data", "Raw card or bank details are not accepted",
+        send,
+        400,
+        "raw-card-data",
+        "Raw card or bank details are not accepted",
         "payhub never accepts card numbers, security codes or bank routing and account"
         f" numbers: {_HOSTED_FIELDS}",
         errors=[{"field": f, "message": "must not carry raw card or bank details"} for f in fields],
-    )  # fmt: skip
+    )

@@ -19,12 +19,30 @@ _DIGIT_RUN = re.compile(r"(?<![\d])\d(?:[ -]?\d){12,18}(?![\d])")
 # ``accountNumber`` alone is the provider's own customer number and stays allowed.
 FORBIDDEN_FIELDS = frozenset(
     {
-        "cardnumber", "pan", "primaryaccountnumber", "cvv", "cvv2", "cvc", "cvc2",
-        "securitycode", "cardsecuritycode", "routingnumber", "abanumber", "aba", "routing",
-        "bankaccountnumber", "checkaccount", "checkaba", "iban", "track1", "track2",
-        "magstripe", "expirydate", "cardexpiry",
+        "cardnumber",
+        "pan",
+        "primaryaccountnumber",
+        "cvv",
+        "cvv2",
+        "cvc",
+        "cvc2",
+        "securitycode",
+        "cardsecuritycode",
+        "routingnumber",
+        "abanumber",
+        "aba",
+        "routing",
+        "bankaccountnumber",
+        "checkaccount",
+        "checkaba",
+        "iban",
+        "track1",
+        "track2",
+        "magstripe",
+        "expirydate",
+        "cardexpiry",
     }
-)  # fmt: skip
+)
 # Fields that are forbidden only inside a card or bank object (``card.number``).
 _CONTEXTUAL = frozenset({"number", "accountnumber"})
 _CARD_OR_BANK = frozenset({"card", "bankaccount", "bank", "check", "echeck", "ach"})

@@ -158,7 +158,6 @@ class Payments:
         info = self._info(given.gateway)
         amount = parse_amount(given.amount, given.currency)
         self._check_method(info, given)
-        adapter = self._adapter(info)
         token = (given.token or "").strip()
         if not token:
             raise ValidationError.for_field(
@@ -172,6 +171,7 @@ class Payments:
         with self._d.store.unit_of_work() as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             creds = self._credentials(uow, merchant.id, info)
+            adapter = self._adapter(info)
             earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
             if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
                 return self._view(uow, earlier)
@@ -276,13 +276,13 @@ class Payments:
     ) -> TransactionView:
         """Reserve the move under a row lock, call the gateway, then confirm or undo."""
         info = self._info(gateway_name, field="gateway")
-        adapter = self._adapter(info)
         with self._d.store.unit_of_work() as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             tx = uow.transactions.get(merchant.id, transaction_id, for_update=True)
             if tx is None or tx.gateway != info.name:
                 raise NotFound(f"no {info.name} transaction '{transaction_id}' for this merchant")
             creds = self._credentials(uow, merchant.id, info)
+            adapter = self._adapter(info)
             before = attrs.evolve(tx)
             amount = reserve(tx, info)
             uow.transactions.save(tx)
@@ -306,34 +306,46 @@ class Payments:
             return self._view(uow, tx)
 
     def capture(
-        self, gateway_name: str, transaction_id: str, amount: Money | None,
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
         idempotency_key: str | None = None,
-    ) -> TransactionView:  # fmt: skip
+    ) -> TransactionView:
         def reserve(tx: Transaction, info: GatewayInfo) -> Money:
             wanted = check_capture(tx, amount, info)
             after_capture(tx, wanted, self._d.clock.now())
             return wanted
 
         return self._follow_up(
-            gateway_name, transaction_id, EventKind.CAPTURE, reserve,
+            gateway_name,
+            transaction_id,
+            EventKind.CAPTURE,
+            reserve,
             lambda g, c, ref, amt, key: g.capture(c, ref, amt or Money.zero("USD"), key),
             idempotency_key,
-        )  # fmt: skip
+        )
 
     def refund(
-        self, gateway_name: str, transaction_id: str, amount: Money | None,
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
         idempotency_key: str | None = None,
-    ) -> TransactionView:  # fmt: skip
+    ) -> TransactionView:
         def reserve(tx: Transaction, info: GatewayInfo) -> Money:
             wanted = check_refund(tx, amount)
             after_refund(tx, wanted, self._d.clock.now())
             return wanted
 
         return self._follow_up(
-            gateway_name, transaction_id, EventKind.REFUND, reserve,
+            gateway_name,
+            transaction_id,
+            EventKind.REFUND,
+            reserve,
             lambda g, c, ref, amt, key: g.refund(c, ref, amt or Money.zero("USD"), key),
             idempotency_key,
-        )  # fmt: skip
+        )
 
     def void(
         self, gateway_name: str, transaction_id: str, idempotency_key: str | None = None
@@ -343,10 +355,13 @@ class Payments:
             after_void(tx, self._d.clock.now())
 
         return self._follow_up(
-            gateway_name, transaction_id, EventKind.VOID, reserve,
+            gateway_name,
+            transaction_id,
+            EventKind.VOID,
+            reserve,
             lambda g, c, ref, amt, key: g.void(c, ref, key),
             idempotency_key,
-        )  # fmt: skip
+        )
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -366,7 +381,6 @@ class Payments:
         is recorded in the ledger but not acted on (spec: ACH).
         """
         info = self._info(gateway_name, field="gateway")
-        adapter = self._adapter(info)
         with self._d.store.unit_of_work() as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             tx = uow.transactions.get(merchant.id, transaction_id)
@@ -376,6 +390,7 @@ class Payments:
                 # Never acknowledged by the gateway: only a retry under the same key settles it.
                 return self._view(uow, tx)
             creds = self._credentials(uow, merchant.id, info)
+            adapter = self._adapter(info)
         try:
             result = adapter.status(creds, tx.gateway_reference)
         except GatewayError as error:

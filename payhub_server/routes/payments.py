@@ -151,9 +151,12 @@ class PaymentController(Controller):
     tags = ["Payments"]
 
     @api_post(
-        "/charge", opt=MERCHANT_KEY_OK, summary="Charge a card or bank account",
-        status_code=201, responses={201: ResponseSpec(TransactionOut, description="Charged")},
-    )  # fmt: skip
+        "/charge",
+        opt=MERCHANT_KEY_OK,
+        summary="Charge a card or bank account",
+        status_code=201,
+        responses={201: ResponseSpec(TransactionOut, description="Charged")},
+    )
     def charge(
         self,
         data: ChargeIn,
@@ -177,12 +180,20 @@ class PaymentController(Controller):
             description=data.description,
         )
         return run_idempotent(
-            hub, tenant.caller, request, data,
+            hub,
+            tenant.caller,
+            request,
+            data,
             lambda: _out(payments.charge(given, idempotency_key), 201),
-        )  # fmt: skip
+        )
 
-    @api_post("/{gateway:str}/transactions/{transaction_id:str}/capture", opt=MERCHANT_KEY_OK,
-              summary="Capture an authorization", status_code=200, responses=_TX)  # fmt: skip
+    @api_post(
+        "/{gateway:str}/transactions/{transaction_id:str}/capture",
+        opt=MERCHANT_KEY_OK,
+        summary="Capture an authorization",
+        status_code=200,
+        responses=_TX,
+    )
     def capture(
         self,
         gateway: str,
@@ -197,12 +208,20 @@ class PaymentController(Controller):
         """All of it, or `amount` for part of it where the gateway allows."""
         payments = _payments(tenant, request)
         return run_idempotent(
-            hub, tenant.caller, request, data,
+            hub,
+            tenant.caller,
+            request,
+            data,
             lambda: _out(payments.capture(gateway, transaction_id, _amount(data), idempotency_key)),
-        )  # fmt: skip
+        )
 
-    @api_post("/{gateway:str}/transactions/{transaction_id:str}/refund", opt=MERCHANT_KEY_OK,
-              summary="Refund a captured transaction", status_code=200, responses=_TX)  # fmt: skip
+    @api_post(
+        "/{gateway:str}/transactions/{transaction_id:str}/refund",
+        opt=MERCHANT_KEY_OK,
+        summary="Refund a captured transaction",
+        status_code=200,
+        responses=_TX,
+    )
     def refund(
         self,
         gateway: str,
@@ -217,12 +236,20 @@ class PaymentController(Controller):
         """All that is left, or `amount`; repeatedly, never past what was captured."""
         payments = _payments(tenant, request)
         return run_idempotent(
-            hub, tenant.caller, request, data,
+            hub,
+            tenant.caller,
+            request,
+            data,
             lambda: _out(payments.refund(gateway, transaction_id, _amount(data), idempotency_key)),
-        )  # fmt: skip
+        )
 
-    @api_post("/{gateway:str}/transactions/{transaction_id:str}/void", opt=MERCHANT_KEY_OK,
-              summary="Void an authorization", status_code=200, responses=_TX)  # fmt: skip
+    @api_post(
+        "/{gateway:str}/transactions/{transaction_id:str}/void",
+        opt=MERCHANT_KEY_OK,
+        summary="Void an authorization",
+        status_code=200,
+        responses=_TX,
+    )
     def void(
         self,
         gateway: str,
@@ -236,12 +263,18 @@ class PaymentController(Controller):
         """Release an authorization that was not captured. A captured one is refunded instead."""
         payments = _payments(tenant, request)
         return run_idempotent(
-            hub, tenant.caller, request, None,
+            hub,
+            tenant.caller,
+            request,
+            None,
             lambda: _out(payments.void(gateway, transaction_id, idempotency_key)),
-        )  # fmt: skip
+        )
 
-    @api_get("/{gateway:str}/transactions/{transaction_id:str}", opt=MERCHANT_KEY_OK,
-             summary="Get a transaction and its ledger")  # fmt: skip
+    @api_get(
+        "/{gateway:str}/transactions/{transaction_id:str}",
+        opt=MERCHANT_KEY_OK,
+        summary="Get a transaction and its ledger",
+    )
     def status(
         self,
         gateway: str,
@@ -255,9 +288,10 @@ class PaymentController(Controller):
         settles an `Unknown` transaction and records ACH returns)."""
         payments = _payments(tenant, request)
         view = (
-            payments.refresh(gateway, transaction_id) if refresh
+            payments.refresh(gateway, transaction_id)
+            if refresh
             else payments.get(gateway, transaction_id)
-        )  # fmt: skip
+        )
         return TransactionOut.of(view.transaction, view.events)
 
     @api_get("/transactions", opt=MERCHANT_KEY_OK, summary="List a merchant's transactions")

@@ -177,9 +177,12 @@ class SimulatorGateway:
         self._wait(creds)
         if reference.startswith("simtxr_"):
             return GatewayResult(
-                reference, GatewayStatus.SUBMITTED, Money.zero("USD"),
-                decline_code="ach_returned", message="R01: insufficient funds",
-            )  # fmt: skip
+                reference,
+                GatewayStatus.SUBMITTED,
+                Money.zero("USD"),
+                decline_code="ach_returned",
+                message="R01: insufficient funds",
+            )
         return GatewayResult(reference, GatewayStatus.CAPTURED, Money.zero("USD"))
 
     def save_payment_method(

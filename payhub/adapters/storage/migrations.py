@@ -136,6 +136,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE TABLE transaction_events (
             id TEXT PRIMARY KEY,
             transaction_id TEXT NOT NULL REFERENCES transactions(id),
+            seq INTEGER NOT NULL,
             kind TEXT NOT NULL,
             outcome TEXT NOT NULL,
             amount {money},
@@ -145,7 +146,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             support {json} NOT NULL,
             created_at {ts} NOT NULL
         );
-        CREATE INDEX transaction_events_tx ON transaction_events(transaction_id, created_at)
+        CREATE UNIQUE INDEX transaction_events_tx ON transaction_events(transaction_id, seq)
         """,
     ),
 )

@@ -498,9 +498,15 @@ class SqlTransactions(_Repo):
         return self._load(row) if row else None
 
     def add_event(self, event: TransactionEvent) -> None:
+        if self.db.dialect == "postgres":  # serialise the per-transaction sequence number
+            self.db.query(
+                "SELECT id FROM transactions WHERE id = :tx FOR UPDATE",
+                {"tx": event.transaction_id},
+            )
         self.db.execute(
-            "INSERT INTO transaction_events (id, transaction_id, kind, outcome, amount,"
+            "INSERT INTO transaction_events (id, transaction_id, seq, kind, outcome, amount,"
             " gateway_reference, decline_code, message, support, created_at) VALUES (:id, :tx,"
+            " (SELECT COALESCE(MAX(seq), 0) + 1 FROM transaction_events WHERE transaction_id = :tx),"
             " :kind, :outcome, :amount, :ref, :code, :message, :support, :at)",
             {
                 "id": event.id,
@@ -520,7 +526,7 @@ class SqlTransactions(_Repo):
         rows = self.db.query(
             "SELECT e.*, t.currency FROM transaction_events e JOIN transactions t"
             " ON t.id = e.transaction_id WHERE e.transaction_id = :tx"
-            " ORDER BY e.created_at, e.id",
+            " ORDER BY e.seq",
             {"tx": transaction_id},
         )
         return [
