@@ -47,13 +47,88 @@ def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -
     )
 
 
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
+
+
+def payments(seconds: int) -> None:
+    """Charges per second over HTTP, and payhub's added latency over the bare adapter."""
+    import time
+    from decimal import Decimal
+
+    import httpx
+
+    from payhub.adapters.gateways.simulator import SimulatorGateway
+    from payhub.domain.money import Money
+    from payhub.domain.payments import (
+        ChargeRequest,
+        GatewayCredentials,
+        MethodType,
+        PaymentSource,
+    )
+
+    adapter = SimulatorGateway()
+    creds = GatewayCredentials("sim", sandbox=True)
+    direct: list[float] = []
+    for i in range(5000):
+        started = time.perf_counter()
+        adapter.charge(
+            creds,
+            ChargeRequest(
+                Money(Decimal("25.00"), "USD"),
+                PaymentSource(MethodType.CARD, token="sim_card_ok"),
+                capture=True,
+                idempotency_key=f"k{i}",
+            ),
+        )
+        direct.append((time.perf_counter() - started) * 1000)
+    with payhub_server() as (url, key):
+        headers = {"X-Api-Key": key}
+        httpx.post(
+            f"{url}/api/merchant-accounts",
+            headers=headers,
+            json={"externalReference": "bench-shop", "displayName": "Bench"},
+        )
+        httpx.put(
+            f"{url}/api/merchant-accounts/bench-shop/credentials/simulator",
+            headers=headers,
+            json={"apiSecret": "sim", "environment": "Sandbox", "enabled": True},
+        )
+        http = wrk(
+            f"{url}/api/payments/charge",
+            str(LUA / "charge.lua"),
+            seconds,
+            env={"PAYHUB_BENCH_KEY": key},
+        )
+    d50, d99 = _percentile(direct, 0.50), _percentile(direct, 0.99)
+    print_table(
+        f"Payments on SQLite, simulator at zero latency, {seconds}s of wrk (2 threads x 16)",
+        [
+            ["simulator adapter called directly", "-", d50, d99, "-"],
+            ["POST /api/payments/charge", http["rps"], http["p50"], http["p99"], http["errors"]],
+            [
+                "added by payhub (HTTP, auth, ledger)",
+                "-",
+                http["p50"] - d50,
+                http["p99"] - d99,
+                "-",
+            ],
+            ["ratio HTTP / direct", "-", http["p50"] / d50, http["p99"] / d99, "-"],
+        ],
+        ["path", "charges/s", "p50 ms", "p99 ms", "non-2xx"],
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("suite", choices=["foundation"])
+    parser.add_argument("suite", choices=["foundation", "payments"])
     parser.add_argument("--seconds", type=int, default=5)
     args = parser.parse_args()
     if args.suite == "foundation":
         foundation(args.seconds)
+    elif args.suite == "payments":
+        payments(args.seconds)
 
 
 if __name__ == "__main__":
