@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import httpx
 
+from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.square import SquareGateway
+from payhub.adapters.gateways.stripe import StripeGateway
 from payhub.ports import Gateway
 
 
 def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
-    """Every gateway payhub has an adapter for, sharing one HTTP client (connection pool)."""
-    adapters: list[Gateway] = [SimulatorGateway()]
+    """Every gateway payhub has an adapter for, sharing one HTTP client (connection pool).
+
+    Catalog gateways without an adapter answer payment calls with 503 until one is added.
+    """
+    http = client or default_client()
+    adapters: list[Gateway] = [
+        SimulatorGateway(),
+        StripeGateway(http),
+        SquareGateway(http),
+    ]
     return {g.name: g for g in adapters}
