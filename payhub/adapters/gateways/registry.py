@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from payhub.adapters.gateways.http import default_client
+from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
@@ -21,5 +22,6 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         SimulatorGateway(),
         StripeGateway(http),
         SquareGateway(http),
+        NmiGateway(http),
     ]
     return {g.name: g for g in adapters}
