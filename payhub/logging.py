@@ -15,9 +15,11 @@ from typing import Any
 
 import structlog
 
+# Compared against the field name lower-cased with "_" and "-" removed: whole names, or
+# names ending in a secret word ("apiSecret", "paymentMethodToken"), not mere substrings.
 _SECRET_NAMES = re.compile(
-    r"(secret|password|passwd|token|api[_-]?key|authorization|cookie|credential|cvc|cvv|pan)",
-    re.IGNORECASE,
+    r"^(pan|cvc|cvv|cvv2|cookie|authorization)$"
+    r"|(secret|password|passwd|token|apikey|credentials?|signature)$"
 )
 _SECRET_VALUES = [
     re.compile(r"ph[km]_(?:sandbox|live)_[a-z2-7]+_[a-z2-7]+"),
@@ -27,15 +29,17 @@ _SECRET_VALUES = [
 REDACTED = "[redacted]"
 
 
+def secret_name(name: str) -> bool:
+    return bool(_SECRET_NAMES.search(name.replace("_", "").replace("-", "").lower()))
+
+
 def _scrub(value: Any) -> Any:
     if isinstance(value, str):
         for pattern in _SECRET_VALUES:
             value = pattern.sub(REDACTED, value)
         return value
     if isinstance(value, dict):
-        return {
-            k: REDACTED if _SECRET_NAMES.search(str(k)) else _scrub(v) for k, v in value.items()
-        }
+        return {k: REDACTED if secret_name(str(k)) else _scrub(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_scrub(v) for v in value]
     return value
@@ -44,7 +48,7 @@ def _scrub(value: Any) -> Any:
 def redact(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     """structlog processor: drop secret-named fields, mask secret-looking values."""
     for key in list(event):
-        if key != "event" and _SECRET_NAMES.search(key):
+        if key != "event" and secret_name(key):
             event[key] = REDACTED
         else:
             event[key] = _scrub(event[key])

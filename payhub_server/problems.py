@@ -7,6 +7,7 @@ is a 500 with a request id to quote, and the traceback goes to the log only.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import structlog
@@ -101,13 +102,31 @@ def from_domain(request: Request[Any, Any, Any], exc: PayHubError) -> Response[b
     return problem(exc.status, exc.code, exc.title, exc.detail, request, headers, **extra)
 
 
+_NAMED = re.compile(r"field `([^`]+)`")
+_AT = re.compile(r"at `\$\.?([^`]*)`")
+
+
 def _field_of(item: dict[str, Any]) -> str:
-    key = item.get("key") or ""
+    """The body field a decoding error is about, from msgspec's message.
+
+    msgspec says "Object missing required field `x` - at `$.amount`" or
+    "Expected `str`, got `int` - at `$.externalReference`".
+    """
     message = str(item.get("message", ""))
-    # msgspec says e.g. "Expected `str`, got `int` - at `$.externalReference`"
-    if not key and "at `$." in message:
-        key = message.rsplit("at `$.", 1)[1].rstrip("`")
-    return str(key or "body")
+    at = _AT.search(message)
+    named = _NAMED.search(message)
+    parts = [p for p in ((at.group(1) if at else ""), (named.group(1) if named else "")) if p]
+    if parts:
+        return ".".join(parts)
+    key = str(item.get("key") or "")
+    return key if key and key != "data" else "body"
+
+
+def _message_of(item: dict[str, Any]) -> str:
+    message = str(item.get("message", "is not valid"))
+    if item.get("key") == "data" and message.strip("'") == "data":
+        return "a JSON request body is required"
+    return message
 
 
 def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -128,9 +147,7 @@ def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[
     if isinstance(exc, ValidationException):
         items = exc.extra if isinstance(exc.extra, list) else []
         fields = [
-            {"field": _field_of(i), "message": str(i.get("message", "is not valid"))}
-            for i in items
-            if isinstance(i, dict)
+            {"field": _field_of(i), "message": _message_of(i)} for i in items if isinstance(i, dict)
         ]
         detail = str(exc.detail or "the request is not valid")
         if fields:
