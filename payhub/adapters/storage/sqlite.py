@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -25,6 +26,25 @@ from payhub.adapters.storage.sql import Row, SqlUnitOfWork, UniqueViolation, to_
 from payhub.ports import MigrationStatus, UnitOfWork
 
 BUSY_TIMEOUT_MS = 30_000
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL (a lasting setting, so usually already done).
+
+    The switch needs an exclusive lock, and SQLite refuses it at once, without the busy
+    timeout, when another connection is switching too (two processes opening a new file
+    together), so that one case is retried here until the timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+        else:
+            return
 
 
 def _param(value: Any) -> Any:
@@ -85,7 +105,7 @@ class SqliteStore:
                 self.path, isolation_level=None, check_same_thread=False, timeout=30
             )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(conn)
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             db = _SqliteDb(sqlite_utils.Database(conn))
