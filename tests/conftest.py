@@ -19,10 +19,12 @@ from litestar.testing import TestClient
 from payhub import Environment, PayHub
 from payhub.adapters.system import FixedClock
 from payhub.domain.accounts import Provider
+from tests.pg import isolated_schema, postgres_url_or_skip
 
-# Stores every hub-based test runs against. PostgreSQL joins as another entry
-# (provisioned through tests/pg.py) in the ``store_url`` fixture below.
-STORES = ["sqlite"]
+# Stores every hub-based test runs against: the embedded default and PostgreSQL, each test
+# in its own schema (tests/pg.py). Without a reachable PostgreSQL the second is skipped
+# with the reason, or fails under CI=true.
+STORES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 START = datetime(2025, 3, 14, 9, 26, 53, tzinfo=UTC)
 
@@ -69,10 +71,14 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture(params=STORES)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'payhub.db'}"
-    raise pytest.UsageError(f"no store called {request.param!r}")
+        yield f"sqlite:///{tmp_path / 'payhub.db'}"
+    elif request.param == "postgres":
+        with isolated_schema(postgres_url_or_skip()) as url:
+            yield url
+    else:
+        raise pytest.UsageError(f"no store called {request.param!r}")
 
 
 @pytest.fixture

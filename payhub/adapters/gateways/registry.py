@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 
+from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
@@ -23,5 +24,6 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         StripeGateway(http),
         SquareGateway(http),
         NmiGateway(http),
+        AuthorizeNetGateway(http),
     ]
     return {g.name: g for g in adapters}
