@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
+from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
@@ -25,5 +26,6 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         SquareGateway(http),
         NmiGateway(http),
         AuthorizeNetGateway(http),
+        BraintreeGateway(http),
     ]
     return {g.name: g for g in adapters}
