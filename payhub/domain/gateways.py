@@ -117,6 +117,7 @@ SIMULATOR = GatewayInfo(
     card_vaulting=True,
     hosted_fields="payhub simulator hosted fields",
     sandbox_only=True,
+    credential_fields=("latencyMs",),
 )
 
 _BY_NAME: dict[str, GatewayInfo] = {g.name: g for g in (*GATEWAYS, SIMULATOR)}

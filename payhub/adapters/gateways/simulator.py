@@ -117,7 +117,8 @@ class SimulatorGateway:
             return first
 
     def _wait(self, creds: GatewayCredentials) -> None:
-        latency = int(creds.fields.get("latencyMs", self._default_latency_ms) or 0)
+        given = str(creds.fields.get("latencyMs", self._default_latency_ms)).strip()
+        latency = int(given) if given.isdigit() else 0
         if latency > 0:
             time.sleep(latency / 1000)
 
