@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from bench.harness import ROOT, hello_server, payhub_server, print_table, wrk
 
@@ -44,6 +45,60 @@ def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -
         f"Foundation, granian 1 worker, wrk 2 threads x 16 connections, {seconds}s each",
         rows,
         ["route", "req/s", "p50 ms", "p99 ms", "ratio to bare", "non-2xx"],
+    )
+
+
+def _pg_schema_url() -> tuple[str, Any]:
+    """A fresh schema on the local PostgreSQL (PAYHUB_BENCH_POSTGRES_URL to override)."""
+    import os
+    import uuid
+
+    import psycopg
+
+    base = os.environ.get("PAYHUB_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+
+    def drop() -> None:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+    return f"{base}?schema={schema}", drop
+
+
+def stores(seconds: int) -> None:
+    """The foundation benchmark on SQLite and on PostgreSQL."""
+    foundation(seconds)
+    url, drop = _pg_schema_url()
+    try:
+        foundation(seconds, url, "PostgreSQL")
+    finally:
+        drop()
+
+
+def leasing(items: int) -> None:
+    from bench.leasing import run
+
+    rows = []
+    for workers in (1, 4):
+        url, drop = _pg_schema_url()
+        try:
+            result = run(url, items, workers)
+        finally:
+            drop()
+        rows.append(
+            [
+                workers,
+                items,
+                result["items_per_s"],
+                result["seconds"],
+                int(result["taken"]),
+                int(result["duplicates"]),
+            ]
+        )
+    print_table(
+        f"Work leasing on PostgreSQL (FOR UPDATE SKIP LOCKED), {items} due items, batches of 20",
+        rows,
+        ["workers", "items", "items/s", "seconds", "taken", "taken twice"],
     )
 
 
@@ -122,11 +177,16 @@ def payments(seconds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("suite", choices=["foundation", "payments"])
+    parser.add_argument("suite", choices=["foundation", "stores", "leasing", "payments"])
+    parser.add_argument("--items", type=int, default=5000, help="leasing: due items")
     parser.add_argument("--seconds", type=int, default=5)
     args = parser.parse_args()
     if args.suite == "foundation":
         foundation(args.seconds)
+    elif args.suite == "stores":
+        stores(args.seconds)
+    elif args.suite == "leasing":
+        leasing(args.items)
     elif args.suite == "payments":
         payments(args.seconds)
 
