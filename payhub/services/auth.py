@@ -36,7 +36,7 @@ class Authenticator:
         parsed = parse_key(presented)
         if parsed is None:
             raise refused
-        with self._d.store.unit_of_work() as uow:
+        with self._d.store.unit_of_work(readonly=True) as uow:
             key = uow.api_keys.get_by_key_id(parsed.key_id)
         digest = key_digest(self._d.secrets.digest_key, parsed.text)
         if key is None or not digests_match(key.digest, digest) or not key.active:

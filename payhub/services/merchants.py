@@ -77,14 +77,14 @@ class Merchants:
         return merchant
 
     def get(self, reference: str) -> Merchant:
-        with self._d.store.unit_of_work() as uow:
+        with self._d.store.unit_of_work(readonly=True) as uow:
             return find_merchant(uow, self._caller, reference)
 
     def list(self, after: str | None = None, limit: int = 50) -> MerchantPage:
         """A page of merchants ordered by reference; a merchant key sees only its own."""
         if not 1 <= limit <= PAGE_MAX:
             raise ValidationError.for_field("limit", f"must be between 1 and {PAGE_MAX}")
-        with self._d.store.unit_of_work() as uow:
+        with self._d.store.unit_of_work(readonly=True) as uow:
             if self._caller.merchant_id is not None:
                 own = uow.merchants.get(self._caller.merchant_id)
                 rows = [own] if own and (after is None or own.external_reference > after) else []
@@ -168,7 +168,7 @@ class Credentials:
         )
 
     def list(self) -> list[CredentialStatus]:
-        with self._d.store.unit_of_work() as uow:
+        with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             stored = uow.credentials.list(merchant.id)
         return [self._status(c, self._field_names(c)) for c in stored]

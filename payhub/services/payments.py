@@ -12,13 +12,12 @@ transaction and no concurrent request can over-capture or over-refund:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from decimal import Decimal
 
 import attrs
 
-from payhub.domain.errors import NotFound, Unavailable, ValidationError
+from payhub.domain.errors import NotFound, ValidationError
 from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, gateway
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -47,6 +46,7 @@ from payhub.domain.payments import (
 from payhub.ports import Gateway, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
+from payhub.services.gateway_access import adapter_for, open_credentials
 from payhub.services.merchants import find_merchant
 
 PAGE_MAX = 200
@@ -101,28 +101,12 @@ class Payments:
             ) from None
 
     def _adapter(self, info: GatewayInfo) -> Gateway:
-        adapter = self._gateways.get(info.name)
-        if adapter is None:
-            raise Unavailable(f"payments through {info.display_name} are not available yet")
-        return adapter
+        return adapter_for(self._gateways, info)
 
     def _credentials(
         self, uow: UnitOfWork, merchant_id: str, info: GatewayInfo
     ) -> GatewayCredentials:
-        stored = uow.credentials.get(merchant_id, info.name)
-        if stored is None or not stored.enabled:
-            state = "not set" if stored is None else "disabled"
-            raise ValidationError.for_field(
-                "gatewayName",
-                f"the merchant's {info.display_name} credentials are {state}; set them with"
-                f" PUT /api/merchant-accounts/{self._reference}/credentials/{info.name}",
-            )
-        opened = json.loads(self._d.secrets.open(stored.sealed))
-        return GatewayCredentials(
-            api_secret=opened["apiSecret"],
-            sandbox=stored.environment.value == "Sandbox",
-            fields=dict(opened.get("fields", {})),
-        )
+        return open_credentials(uow, self._d.secrets, merchant_id, self._reference, info)
 
     def _event(
         self,
@@ -367,7 +351,7 @@ class Payments:
 
     def get(self, gateway_name: str, transaction_id: str) -> TransactionView:
         info = self._info(gateway_name, field="gateway")
-        with self._d.store.unit_of_work() as uow:
+        with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             tx = uow.transactions.get(merchant.id, transaction_id)
             if tx is None or tx.gateway != info.name:
@@ -416,7 +400,7 @@ class Payments:
     def list(self, after: str | None = None, limit: int = 50) -> tuple[list[Transaction], bool]:
         if not 1 <= limit <= PAGE_MAX:
             raise ValidationError.for_field("limit", f"must be between 1 and {PAGE_MAX}")
-        with self._d.store.unit_of_work() as uow:
+        with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             rows = uow.transactions.list(merchant.id, after=after, limit=limit + 1)
         return rows[:limit], len(rows) > limit

@@ -169,7 +169,8 @@ class PostgresStore:
     # --- the Store port ----------------------------------------------------------------
 
     @contextmanager
-    def unit_of_work(self) -> Iterator[UnitOfWork]:
+    def unit_of_work(self, readonly: bool = False) -> Iterator[UnitOfWork]:
+        # ``readonly`` matters to SQLite's single writer; PostgreSQL reads never block writers.
         with self._transaction() as db:
             yield SqlUnitOfWork(db)
 

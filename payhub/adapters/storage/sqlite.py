@@ -1,7 +1,7 @@
 """The embedded default store: one SQLite file through sqlite-utils.
 
 WAL mode (readers never block the writer), foreign keys on, a busy timeout instead
-of "database is locked" errors, and every unit of work is ``BEGIN IMMEDIATE``: SQLite
+of "database is locked" errors, and every writing unit of work is ``BEGIN IMMEDIATE``: SQLite
 has one writer at a time, so taking the write lock up front turns races (sequences,
 idempotency claims, job leases) into a queue instead of a failed upgrade.
 Each thread gets its own connection.
@@ -115,9 +115,10 @@ class SqliteStore:
         return db
 
     @contextmanager
-    def _transaction(self) -> Iterator[_SqliteDb]:
+    def _transaction(self, readonly: bool = False) -> Iterator[_SqliteDb]:
         db = self._db()
-        db.db.execute("BEGIN IMMEDIATE")
+        # Readers take no lock up front: in WAL mode they read a snapshot beside the writer.
+        db.db.execute("BEGIN" if readonly else "BEGIN IMMEDIATE")
         try:
             yield db
         except BaseException:
@@ -126,8 +127,8 @@ class SqliteStore:
         db.db.execute("COMMIT")
 
     @contextmanager
-    def unit_of_work(self) -> Iterator[UnitOfWork]:
-        with self._transaction() as db:
+    def unit_of_work(self, readonly: bool = False) -> Iterator[UnitOfWork]:
+        with self._transaction(readonly) as db:
             yield SqlUnitOfWork(db)
 
     def migrate(self) -> list[int]:
