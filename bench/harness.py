@@ -115,7 +115,8 @@ def wrk(
     threads: int = 2,
     env: dict[str, str] | None = None,
 ) -> dict[str, float]:
-    """Run wrk; return requests/s, p50, p99 (ms) and non-2xx/3xx responses."""
+    """Run wrk; return requests/s, p50, p99 (ms), non-2xx/3xx responses, the number of
+    completed requests, and any ``name: N`` totals a script's ``done`` prints."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install -y wrk")
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
@@ -128,7 +129,16 @@ def wrk(
     p50 = _ms(re.search(r"50%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
     p99 = _ms(re.search(r"99%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    return {"rps": rps, "p50": p50, "p99": p99, "errors": float(bad.group(1)) if bad else 0.0}
+    done = re.search(r"(\d+) requests in", out)
+    extra = {m[1]: float(m[2]) for m in re.finditer(r"^([a-z_]+): (\d+)$", out, re.MULTILINE)}
+    return {
+        "rps": rps,
+        "p50": p50,
+        "p99": p99,
+        "errors": float(bad.group(1)) if bad else 0.0,
+        "requests": float(done.group(1)) if done else 0.0,
+        **extra,
+    }
 
 
 def print_table(title: str, rows: list[list[object]], headers: list[str]) -> None:

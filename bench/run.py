@@ -1,14 +1,19 @@
 """payhub benchmarks against real server processes. Prints tables; asserts nothing about time.
 
 .venv/bin/python -m bench.run foundation [--seconds 5]
+.venv/bin/python -m bench.run links [--seconds 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import tempfile
+import time
 from typing import Any
 
-from bench.harness import ROOT, hello_server, payhub_server, print_table, wrk
+from bench.harness import PAYHUB, ROOT, hello_server, payhub_server, print_table, wrk
 
 LUA = ROOT / "bench" / "lua"
 
@@ -175,9 +180,119 @@ def payments(seconds: int) -> None:
     )
 
 
+LINK_HOST = "links.bench.test"
+LINK_TARGET = "https://shop.example.com/pay?invoice=42"
+# One connection per wrk thread: each stops itself between responses (see redirect.lua), so
+# no request is left in flight and the counts can be compared exactly.
+REDIRECT_CONNECTIONS = 8
+
+
+CRAWLER = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+
+def _redirects(url: str, seconds: int, agent: str | None = None) -> dict[str, float]:
+    return wrk(
+        url,
+        str(LUA / "redirect.lua"),
+        seconds + 2,  # wrk's own stop is only a backstop: the script stops each thread
+        connections=REDIRECT_CONNECTIONS,
+        threads=REDIRECT_CONNECTIONS,
+        env={
+            "PAYHUB_BENCH_HOST": LINK_HOST,
+            "PAYHUB_BENCH_SECONDS": str(seconds),
+            **({"PAYHUB_BENCH_AGENT": agent} if agent else {}),
+        },
+    )
+
+
+def _short_link_run(db_url: str, seconds: int) -> tuple[dict[str, float], dict[str, float], int]:
+    """Redirect load on one short link of a real ``payhub serve``, first as browsers (every
+    redirect counts), then as a crawler (none does); and the click count payhub reports."""
+    import httpx
+
+    with payhub_server(db_url) as (url, key), tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [PAYHUB, "links", "domain", "set", "--environment", "sandbox", LINK_HOST],
+            env={**os.environ, "PAYHUB_DATABASE_URL": db_url, "PAYHUB_KEY_FILE": f"{tmp}/k"},
+            cwd=tmp,
+            check=True,
+            capture_output=True,
+        )
+        headers = {"X-Api-Key": key}
+        created = httpx.post(
+            f"{url}/api/short-links", headers=headers, json={"targetUrl": LINK_TARGET}
+        )
+        created.raise_for_status()
+        code = created.json()["code"]
+        # The server re-reads its short-link hosts every few seconds; probe with an agent
+        # that is never counted, so the count read below is the benchmark's alone.
+        probe = {"Host": LINK_HOST, "User-Agent": "curl/8.5.0"}
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{url}/{code}", headers=probe).status_code != 302:
+            if time.monotonic() > deadline:
+                raise SystemExit("the short-link host never answered")
+            time.sleep(0.2)
+        counted = _redirects(f"{url}/{code}", seconds)
+        uncounted = _redirects(f"{url}/{code}", seconds, agent=CRAWLER)
+        link = httpx.get(f"{url}/api/short-links/{code}", headers=headers).json()
+    return counted, uncounted, int(link["clickCount"])
+
+
+def links(seconds: int) -> None:
+    """Short-link redirects per second on SQLite and PostgreSQL beside a bare redirect route
+    on the same server (granian, same settings), and the click counts after the run against
+    the redirects sent."""
+    with hello_server() as hello:
+        base = _redirects(f"{hello}/AbCd1234", seconds)
+    with tempfile.TemporaryDirectory() as tmp:
+        sqlite = _short_link_run(f"sqlite:///{tmp}/links.db", seconds)
+    url, drop = _pg_schema_url()
+    try:
+        postgres = _short_link_run(url, seconds)
+    finally:
+        drop()
+
+    def row(label: str, r: dict[str, float], clicks: object, equal: str) -> list[object]:
+        rate = r["redirects_per_s"]
+        ratio = rate / base["redirects_per_s"]
+        return [label, rate, r["p50"], r["p99"], ratio, clicks, int(r["redirects"]), equal]
+
+    rows = [row("bare Litestar redirect (reads nothing)", base, "-", "-")]
+    mismatched = []
+    for label, (counted, uncounted, clicks) in (("SQLite", sqlite), ("PostgreSQL", postgres)):
+        sent = int(counted["redirects"])
+        complete = not counted["not_redirects"] and not uncounted["not_redirects"]
+        equal = clicks == sent == int(counted["requests"]) and complete
+        if not equal:
+            mismatched.append(label)
+        rows.append(
+            row(f"payhub short link, {label}, browsers", counted, clicks, "yes" if equal else "NO")
+        )
+        rows.append(
+            row(f"payhub short link, {label}, a crawler (not counted)", uncounted, "+0", "-")
+        )
+    print_table(
+        f"Short-link redirects, granian 1 worker, wrk {REDIRECT_CONNECTIONS} threads x 1"
+        f" connection, {seconds}s each",
+        rows,
+        [
+            "route",
+            "redirects/s",
+            "p50 ms",
+            "p99 ms",
+            "ratio to bare",
+            "clicks counted",
+            "redirects sent",
+            "equal",
+        ],
+    )
+    if mismatched:
+        raise SystemExit(f"click counts differ from the redirects sent on {', '.join(mismatched)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("suite", choices=["foundation", "stores", "leasing", "payments"])
+    parser.add_argument("suite", choices=["foundation", "stores", "leasing", "payments", "links"])
     parser.add_argument("--items", type=int, default=5000, help="leasing: due items")
     parser.add_argument("--seconds", type=int, default=5)
     args = parser.parse_args()
@@ -189,6 +304,8 @@ def main() -> None:
         leasing(args.items)
     elif args.suite == "payments":
         payments(args.seconds)
+    elif args.suite == "links":
+        links(args.seconds)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,11 @@ from payhub.domain.errors import NotFound
 from payhub.domain.gateways import GatewayInfo, gateways_for
 from payhub.ports import Clock, Gateway, Randomness, SecretBox, Store
 from payhub.services.auth import Authenticator, Caller
+from payhub.services.catalog import Categories, Products, TaxRates
+from payhub.services.customers import Customers
 from payhub.services.deps import Deps
+from payhub.services.links import LinkAdmin, Redirects, ShortHosts, ShortLinks
+from payhub.services.locations import Locations
 from payhub.services.merchants import Credentials, Merchants
 from payhub.services.operators import Operators
 from payhub.services.payments import Payments
@@ -40,6 +44,11 @@ class MerchantScope:
         self.reference = reference
         self.credentials = Credentials(deps, caller, reference)
         self.payments = Payments(deps, caller, reference, gateways)
+        self.customers = Customers(deps, caller, reference, gateways)
+        self.products = Products(deps, caller, reference)
+        self.categories = Categories(deps, caller, reference)
+        self.tax_rates = TaxRates(deps, caller, reference)
+        self.locations = Locations(deps, caller, reference)
 
 
 class ProviderScope:
@@ -50,6 +59,7 @@ class ProviderScope:
         self._gateways = gateways
         self.caller = caller
         self.merchants = Merchants(deps, caller)
+        self.short_links = ShortLinks(deps, caller)
 
     def merchant(self, reference: str) -> MerchantScope:
         return MerchantScope(self._deps, self.caller, reference, self._gateways)
@@ -77,6 +87,9 @@ class PayHub:
         self.store = store
         self.operators = Operators(self.deps)
         self._auth = Authenticator(self.deps)
+        short_hosts = ShortHosts(self.deps)
+        self.link_admin = LinkAdmin(self.deps, short_hosts)
+        self.redirects = Redirects(self.deps, short_hosts)
 
     @classmethod
     def open(

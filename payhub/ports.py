@@ -6,13 +6,27 @@ Adapters in ``payhub.adapters`` implement these; services receive them through
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from contextlib import AbstractContextManager
-from datetime import datetime
-from typing import Any, Protocol
+from datetime import date, datetime
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
 from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
+from payhub.domain.catalog import Category, Product
+from payhub.domain.consent import ConsentRecord
+from payhub.domain.customers import Customer, StoredPaymentMethod
+from payhub.domain.environments import Environment
+from payhub.domain.links import (
+    BlockedDomain,
+    ClickTotal,
+    LinkQuery,
+    Resolved,
+    ShortLink,
+    UsageRecord,
+)
+from payhub.domain.locations import Location, LocationSettings, Register
 from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
@@ -23,6 +37,7 @@ from payhub.domain.payments import (
     Transaction,
     TransactionEvent,
 )
+from payhub.domain.taxes import ObservedTaxRate, TaxRate, TaxSettings
 
 
 class Clock(Protocol):
@@ -189,6 +204,303 @@ class TransactionRepository(Protocol):
         ...
 
 
+# Lists below are keyset pages: ``after`` is the id of the last row of the previous page
+# (a row of the same merchant), ``limit`` the most rows to return.
+
+
+class CustomerRepository(Protocol):
+    def add(self, customer: Customer) -> None:
+        """Raises ``Conflict`` when the merchant has a customer with that account number."""
+        ...
+
+    def get(self, merchant_id: str, customer_id: str) -> Customer | None: ...
+
+    def get_by_account_number(self, merchant_id: str, account_number: str) -> Customer | None: ...
+
+    def save(self, customer: Customer) -> None:
+        """Write back every field, consent state included (``Conflict`` as for ``add``)."""
+        ...
+
+    def add_consent(self, record: ConsentRecord) -> None: ...
+
+    def has_consent_record(self, customer_id: str, record_id: str) -> bool: ...
+
+    def consent_history(
+        self, merchant_id: str, customer_id: str, after: str | None = None, limit: int = 50
+    ) -> list[ConsentRecord]:
+        """Newest first."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        account_number: str | None = None,
+    ) -> list[Customer]:
+        """Newest first."""
+        ...
+
+
+class PaymentMethodRepository(Protocol):
+    def gateway_customer_ref(self, customer_id: str, gateway: str) -> str | None: ...
+
+    def remember_gateway_customer(
+        self, merchant_id: str, customer_id: str, gateway: str, reference: str, at: datetime
+    ) -> None:
+        """Keep the first reference stored for (customer, gateway); later ones are ignored."""
+        ...
+
+    def add(self, method: StoredPaymentMethod) -> None: ...
+
+    def get(self, merchant_id: str, customer_id: str, method_id: str) -> StoredPaymentMethod | None:
+        """A method that has not been removed."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str,
+        customer_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        gateway: str | None = None,
+    ) -> list[StoredPaymentMethod]:
+        """Methods not removed, newest first."""
+        ...
+
+    def remove(self, method_id: str, at: datetime) -> None: ...
+
+
+class ProductRepository(Protocol):
+    def add(self, product: Product) -> None:
+        """Raises ``Conflict`` when the merchant has a product with that SKU."""
+        ...
+
+    def get(self, merchant_id: str, product_id: str) -> Product | None: ...
+
+    def get_by_sku(self, merchant_id: str, sku: str) -> Product | None: ...
+
+    def save(self, product: Product) -> None: ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        category_id: str | None = None,
+        include_inactive: bool = False,
+    ) -> list[Product]:
+        """By name (case-insensitive), then id."""
+        ...
+
+
+class CategoryRepository(Protocol):
+    def add(self, category: Category) -> None:
+        """Raises ``Conflict`` when the merchant has a category with that name."""
+        ...
+
+    def get(self, merchant_id: str, category_id: str) -> Category | None: ...
+
+    def get_by_name(self, merchant_id: str, name: str) -> Category | None:
+        """Compared trimmed and case-insensitively."""
+        ...
+
+    def save(self, category: Category) -> None: ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        include_inactive: bool = False,
+    ) -> list[Category]:
+        """By sortOrder, then name (case-insensitive), then id."""
+        ...
+
+
+class TaxRateRepository(Protocol):
+    def add(self, rate: TaxRate) -> None: ...
+
+    def get(self, merchant_id: str, tax_rate_id: str) -> TaxRate | None: ...
+
+    def save(self, rate: TaxRate) -> None: ...
+
+    def active_ids(self, merchant_id: str, ids: Collection[str]) -> set[str]:
+        """Those of ``ids`` that are active rates of the merchant."""
+        ...
+
+    def settings(self, merchant_id: str) -> TaxSettings: ...
+
+    def set_default(self, merchant_id: str, tax_rate_id: str | None, at: datetime) -> None: ...
+
+    def set_automatic_sales_tax(self, merchant_id: str, on: bool, at: datetime) -> None:
+        """Filled by the accounting integration."""
+        ...
+
+    def record_observed(self, observed: ObservedTaxRate) -> None:
+        """Filled by the accounting integration."""
+        ...
+
+    def newest_observed(self, merchant_id: str, postal_code: str) -> ObservedTaxRate | None: ...
+
+    def observed(
+        self, merchant_id: str, after: str | None = None, limit: int = 50
+    ) -> list[ObservedTaxRate]:
+        """The newest observation per postal code, by postal code; ``after`` is a postal code."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        include_inactive: bool = False,
+    ) -> list[TaxRate]:
+        """By name (case-insensitive), then id."""
+        ...
+
+
+class LocationRepository(Protocol):
+    def add(self, location: Location) -> None:
+        """Raises ``Conflict`` when the merchant has a location with that short code."""
+        ...
+
+    def get(self, merchant_id: str, location_id: str) -> Location | None: ...
+
+    def get_by_short_code(self, merchant_id: str, short_code: str) -> Location | None: ...
+
+    def save(self, location: Location) -> None: ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        include_inactive: bool = False,
+    ) -> list[Location]:
+        """By name (case-insensitive), then id."""
+        ...
+
+    def active_ids(self, merchant_id: str, ids: Collection[str]) -> set[str]:
+        """Those of ``ids`` that are active locations of the merchant."""
+        ...
+
+    def count_active(self, merchant_id: str) -> int: ...
+
+    def settings(self, merchant_id: str) -> LocationSettings: ...
+
+    def lock_settings(self, merchant_id: str, at: datetime) -> LocationSettings:
+        """The settings, with the merchant's settings row locked until the unit of work ends
+        (created if missing), so location changes of one merchant take turns."""
+        ...
+
+    def put_settings(self, merchant_id: str, settings: LocationSettings, at: datetime) -> None: ...
+
+
+class RegisterRepository(Protocol):
+    def add(self, register: Register) -> None: ...
+
+    def count_active(self, location_id: str) -> int: ...
+
+
+class ShortLinkRepository(Protocol):
+    """Short links and their opens, counted per link and UTC day."""
+
+    def lock_creations(self, provider_id: str) -> None:
+        """Queue this provider's creations behind one another until the unit of work ends,
+        so the creation limits and ``clientReference`` checks hold across processes."""
+        ...
+
+    def add(self, link: ShortLink) -> None: ...
+
+    def code_taken(self, code: str) -> bool: ...
+
+    def get(self, provider_id: str, code: str) -> ShortLink | None: ...
+
+    def find_active_by_client_reference(
+        self, provider_id: str, merchant_id: str | None, client_reference: str, now: datetime
+    ) -> ShortLink | None:
+        """The owner's link with that reference that is neither revoked nor expired."""
+        ...
+
+    def count_created(
+        self, since: datetime, *, provider_id: str | None = None, merchant_id: str | None = None
+    ) -> int:
+        """Links created after ``since`` by one provider (all its merchants) or one merchant."""
+        ...
+
+    def nth_created(
+        self,
+        since: datetime,
+        n: int,
+        *,
+        provider_id: str | None = None,
+        merchant_id: str | None = None,
+    ) -> datetime | None:
+        """When the ``n``-th oldest (from 1) of those links was created."""
+        ...
+
+    def list(self, query: LinkQuery, offset: int, limit: int) -> list[ShortLink]:
+        """Newest first."""
+        ...
+
+    def count(self, query: LinkQuery) -> int: ...
+
+    def revoke(self, link_id: str, at: datetime, reason: str | None) -> bool:
+        """Revoke if not yet revoked (a repeat keeps the first time and reason)."""
+        ...
+
+    def revoke_on_domain(self, domain: str, at: datetime, reason: str) -> int:
+        """Revoke every unrevoked link whose target is on ``domain`` or under it."""
+        ...
+
+    def resolve(self, code: str, environment: Environment) -> Resolved | None: ...
+
+    def record_open(self, link_id: str, day: date, at: datetime) -> None: ...
+
+    def click_totals(self, link_ids: Collection[str]) -> dict[str, ClickTotal]: ...
+
+    def daily_opens(self, link_id: str, first_day: date) -> dict[date, int]: ...
+
+
+class LinkSettingsRepository(Protocol):
+    """The operator's short-link settings: domains, the abuse blocklist and the switches."""
+
+    def get_setting(self, name: str) -> str | None: ...
+
+    def put_setting(self, name: str, value: str | None, at: datetime) -> None:
+        """``None`` removes the setting."""
+        ...
+
+    def settings_with_prefix(self, prefix: str) -> dict[str, str]: ...
+
+    def blocked_among(self, domains: Collection[str]) -> set[str]:
+        """Those of ``domains`` that are on the blocklist."""
+        ...
+
+    def block(self, domain: str, reason: str | None, at: datetime) -> bool:
+        """False when the domain was already blocked."""
+        ...
+
+    def unblock(self, domain: str) -> bool: ...
+
+    def blocklist(self) -> list[BlockedDomain]: ...
+
+    def switches(self, owner_ids: Collection[str]) -> dict[str, bool]:
+        """The explicit on/off state of providers or merchants, by id (absent: default on)."""
+        ...
+
+    def set_switch(self, owner_id: str, enabled: bool, at: datetime) -> None: ...
+
+
+class ApiUsageRepository(Protocol):
+    def count(self, merchant_id: str, day: date) -> None:
+        """One more API request for the merchant on that UTC day."""
+        ...
+
+    def since(self, first_day: date, provider_id: str | None = None) -> list[UsageRecord]: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through it commits together or not at all."""
 
@@ -200,6 +512,16 @@ class UnitOfWork(Protocol):
     idempotency: IdempotencyRepository
     jobs: JobRepository
     transactions: TransactionRepository
+    customers: CustomerRepository
+    payment_methods: PaymentMethodRepository
+    products: ProductRepository
+    categories: CategoryRepository
+    tax_rates: TaxRateRepository
+    locations: LocationRepository
+    registers: RegisterRepository
+    short_links: ShortLinkRepository
+    link_settings: LinkSettingsRepository
+    api_usage: ApiUsageRepository
 
 
 @attrs.frozen
@@ -214,8 +536,9 @@ class Store(Protocol):
 
     url_for_display: str
 
-    def unit_of_work(self) -> AbstractContextManager[UnitOfWork]:
-        """Commit on normal exit, roll back on an exception."""
+    def unit_of_work(self, readonly: bool = False) -> AbstractContextManager[UnitOfWork]:
+        """Commit on normal exit, roll back on an exception. ``readonly`` promises no writes,
+        so the store need not take its write lock (SQLite)."""
         ...
 
     def migrate(self) -> list[int]:
@@ -263,3 +586,15 @@ class Gateway(Protocol):
     def save_payment_method(
         self, creds: GatewayCredentials, request: SaveMethodRequest
     ) -> SavedMethod: ...
+
+
+@runtime_checkable
+class FindsLostCharges(Protocol):
+    """A gateway that can find a charge whose answer was lost, by payhub's idempotency key.
+
+    Gateways without native idempotency (Authorize.Net, NMI) and those whose single-use
+    tokens cannot be resent (Braintree) implement it; a retried ``Unknown`` charge asks it
+    before sending anything again.
+    """
+
+    def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None: ...

@@ -341,5 +341,11 @@ def db_status(db_url: str) -> None:
     )
 
 
+from payhub_cli import links, portal  # noqa: E402, F401  (they register their commands on ``cli``)
+
 if __name__ == "__main__":  # pragma: no cover
-    cli()
+    # ``python -m payhub_cli.main``: the command modules registered on the importable
+    # module's ``cli``, not on this ``__main__`` copy's, so run that one.
+    from payhub_cli.main import cli as registered
+
+    registered()

@@ -8,6 +8,7 @@ from litestar import Litestar, MediaType, get
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Tag
+from litestar.params import FromPath
 
 from payhub.domain.errors import NotFound, PayHubError
 from payhub.hub import PayHub
@@ -17,10 +18,17 @@ from payhub_server.encoding import JsonResponse
 from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework
 from payhub_server.reference import ReferenceController, reference_assets
 from payhub_server.requestlog import RequestLog
+from payhub_server.routes.categories import CategoryController
+from payhub_server.routes.customers import CustomerController
 from payhub_server.routes.gateways import GatewayController
+from payhub_server.routes.links import ShortLinkController
+from payhub_server.routes.locations import LocationController
 from payhub_server.routes.merchants import MerchantController
 from payhub_server.routes.payments import PaymentController
+from payhub_server.routes.products import ProductController
+from payhub_server.routes.redirects import ShortLinkHost
 from payhub_server.routes.simulator import hosted_fields_script
+from payhub_server.routes.tax_rates import TaxRateController
 
 VERSION = "0.1.0"
 
@@ -38,7 +46,7 @@ def health() -> dict[str, str]:
     sync_to_thread=False,
     include_in_schema=False,
 )
-def problem_type(code: str) -> Any:
+def problem_type(code: FromPath[str]) -> Any:
     """The documentation behind each problem ``type`` URI."""
     text = PROBLEM_TYPES.get(code)
     if text is None:
@@ -50,7 +58,9 @@ class PayHubApp(Litestar):
     """Litestar with the request log and the raw-card guard around everything, 404s included."""
 
     def _create_asgi_handler(self) -> Any:
-        return RequestLog(CardGuard(super()._create_asgi_handler()))
+        # Short-link redirects are answered before routing, on their own host only.
+        redirects = ShortLinkHost(super()._create_asgi_handler(), lambda: self.state.hub)
+        return RequestLog(CardGuard(redirects))
 
 
 def create_app(hub: PayHub) -> Litestar:
@@ -68,7 +78,17 @@ def create_app(hub: PayHub) -> Litestar:
             }
         ),
         security=[{"apiKey": []}],
-        tags=[Tag(name="Merchant accounts"), Tag(name="Gateways"), Tag(name="Payments")],
+        tags=[
+            Tag(name="Merchant accounts"),
+            Tag(name="Gateways"),
+            Tag(name="Payments"),
+            Tag(name="Customers"),
+            Tag(name="Products"),
+            Tag(name="Product categories"),
+            Tag(name="Tax rates"),
+            Tag(name="Locations"),
+            Tag(name="Short links"),
+        ],
     )
     app = PayHubApp(
         route_handlers=[
@@ -77,6 +97,12 @@ def create_app(hub: PayHub) -> Litestar:
             GatewayController,
             MerchantController,
             PaymentController,
+            CustomerController,
+            ProductController,
+            CategoryController,
+            TaxRateController,
+            LocationController,
+            ShortLinkController,
             hosted_fields_script,
             ReferenceController,
             reference_assets(),

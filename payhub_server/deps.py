@@ -7,7 +7,7 @@ from typing import Any
 
 from litestar import Request, delete, get, patch, post, put
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 
 from payhub.hub import PayHub, ProviderScope
 
@@ -30,10 +30,14 @@ def provide_hub(state: State) -> PayHub:
     return hub
 
 
-def provide_tenant(request: Request[Any, Any, Any], hub: PayHub) -> ProviderScope:
+def provide_tenant(request: Request[Any, Any, Any], hub: NamedDependency[PayHub]) -> ProviderScope:
     """Authenticate ``X-Api-Key`` (401 otherwise) and scope everything to that caller."""
     return hub.provider(hub.authenticate(request.headers.get("x-api-key")))
 
+
+# What routes declare: ``tenant: Tenant`` (the authenticated caller's scope), ``hub: Hub``.
+Tenant = NamedDependency[ProviderScope]
+Hub = NamedDependency[PayHub]
 
 DEPENDENCIES = {
     "hub": Provide(provide_hub, sync_to_thread=False),

@@ -19,6 +19,7 @@ from typing import Any
 import swagger_ui_bundle
 from litestar import Controller, Litestar, MediaType, Request, Response, get
 from litestar.exceptions import NotFoundException
+from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
 from payhub_server.deps import PUBLIC
@@ -75,19 +76,29 @@ def openapi_view(app: Litestar, view: str) -> dict[str, Any]:
     return schema
 
 
+def _page(view: str) -> str:
+    if view not in VIEWS:
+        raise NotFoundException(f"no reference view '{view}'")
+    return _PAGE.format(title=VIEWS[view][0], spec=f"/reference/{view}/openapi.json")
+
+
 class ReferenceController(Controller):
     path = "/reference"
     include_in_schema = False
     opt = PUBLIC
 
-    @get(["/", "/{view:str}"], media_type=MediaType.HTML, sync_to_thread=False)
-    def page(self, view: str = "all") -> str:
-        if view not in VIEWS:
-            raise NotFoundException(f"no reference view '{view}'")
-        return _PAGE.format(title=VIEWS[view][0], spec=f"/reference/{view}/openapi.json")
+    @get("/", media_type=MediaType.HTML, sync_to_thread=False)
+    def complete(self) -> str:
+        return _page("all")
+
+    @get("/{view:str}", media_type=MediaType.HTML, sync_to_thread=False)
+    def page(self, view: FromPath[str]) -> str:
+        return _page(view)
 
     @get("/{view:str}/openapi.json", sync_to_thread=False)
-    def spec(self, view: str, request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+    def spec(
+        self, view: FromPath[str], request: Request[Any, Any, Any]
+    ) -> Response[dict[str, Any]]:
         return Response(openapi_view(request.app, view), media_type=MediaType.JSON)
 
 

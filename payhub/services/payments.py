@@ -43,10 +43,11 @@ from payhub.domain.payments import (
     parse_amount,
     status_from_gateway,
 )
-from payhub.ports import Gateway, UnitOfWork
+from payhub.ports import FindsLostCharges, Gateway, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.gateway_access import adapter_for, open_credentials
+from payhub.services.locations import pick_location
 from payhub.services.merchants import find_merchant
 
 PAGE_MAX = 200
@@ -159,6 +160,7 @@ class Payments:
             earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
             if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
                 return self._view(uow, earlier)
+            location_id = pick_location(uow, merchant.id, given.location_id)
             # A retry of a charge whose outcome is unknown goes to the gateway again under
             # the same key: the gateway answers with the original charge, not a new one.
             tx = earlier or Transaction(
@@ -173,7 +175,7 @@ class Payments:
                 created_at=now,
                 updated_at=now,
                 gateway_key=key,
-                location_id=given.location_id,
+                location_id=location_id,
             )
             if earlier is None:
                 uow.transactions.add(tx)
@@ -186,7 +188,10 @@ class Payments:
         )
         kind = EventKind.CHARGE if given.capture else EventKind.AUTHORIZE
         try:
-            result = adapter.charge(creds, request)
+            found = None
+            if earlier is not None and isinstance(adapter, FindsLostCharges):
+                found = adapter.lookup(creds, request)
+            result = found or adapter.charge(creds, request)
         except GatewayError as error:
             self._record_charge_failure(tx, kind, error)
             raise

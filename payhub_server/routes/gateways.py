@@ -6,8 +6,7 @@ import msgspec
 from litestar import Controller
 
 from payhub.domain.gateways import GatewayInfo
-from payhub.hub import ProviderScope
-from payhub_server.deps import MERCHANT_KEY_OK, api_get
+from payhub_server.deps import MERCHANT_KEY_OK, Tenant, api_get
 from payhub_server.routes.wire import Items
 
 
@@ -50,6 +49,6 @@ class GatewayController(Controller):
     tags = ["Gateways"]
 
     @api_get("/", opt=MERCHANT_KEY_OK, summary="List the supported gateways")
-    def list_gateways(self, tenant: ProviderScope) -> Items[GatewayOut]:
+    def list_gateways(self, tenant: Tenant) -> Items[GatewayOut]:
         """The 21 gateways (and, in sandbox, the built-in simulator) with their capabilities."""
         return Items([GatewayOut.of(g) for g in tenant.gateways()])

@@ -7,12 +7,11 @@ from typing import Annotated
 
 import msgspec
 from litestar import Controller
-from litestar.params import Parameter
+from litestar.params import FromPath, QueryParameter
 
 from payhub.domain.accounts import Merchant
-from payhub.hub import ProviderScope
 from payhub.services.merchants import CredentialInput, CredentialStatus
-from payhub_server.deps import MERCHANT_KEY_OK, PROVIDER_ONLY, api_get, api_post, api_put
+from payhub_server.deps import MERCHANT_KEY_OK, PROVIDER_ONLY, Tenant, api_get, api_post, api_put
 from payhub_server.routes.wire import Items, Page
 
 
@@ -67,16 +66,16 @@ class MerchantController(Controller):
     tags = ["Merchant accounts"]
 
     @api_post("/", opt=PROVIDER_ONLY, summary="Create a merchant account")
-    def create_merchant(self, data: MerchantCreate, tenant: ProviderScope) -> MerchantOut:
+    def create_merchant(self, data: MerchantCreate, tenant: Tenant) -> MerchantOut:
         """Provider key only. `externalReference` is unique per provider (409 on a duplicate)."""
         return MerchantOut.of(tenant.merchants.create(data.external_reference, data.display_name))
 
     @api_get("/", opt=MERCHANT_KEY_OK, summary="List merchant accounts")
     def list_merchants(
         self,
-        tenant: ProviderScope,
-        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
-        starting_after: Annotated[str | None, Parameter(query="startingAfter")] = None,
+        tenant: Tenant,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+        starting_after: Annotated[str | None, QueryParameter(name="startingAfter")] = None,
     ) -> Page[MerchantOut]:
         """Ordered by `externalReference`. A merchant key sees only its own merchant."""
         page = tenant.merchants.list(after=starting_after, limit=limit)
@@ -87,7 +86,7 @@ class MerchantController(Controller):
         )
 
     @api_get("/{ref:str}", opt=MERCHANT_KEY_OK, summary="Get a merchant account")
-    def get_merchant(self, ref: str, tenant: ProviderScope) -> MerchantOut:
+    def get_merchant(self, ref: FromPath[str], tenant: Tenant) -> MerchantOut:
         return MerchantOut.of(tenant.merchants.get(ref))
 
     @api_put(
@@ -96,7 +95,7 @@ class MerchantController(Controller):
         summary="Set a merchant's credentials for a gateway",
     )
     def put_credentials(
-        self, ref: str, gateway: str, data: CredentialsIn, tenant: ProviderScope
+        self, ref: FromPath[str], gateway: FromPath[str], data: CredentialsIn, tenant: Tenant
     ) -> CredentialsOut:
         """Write-only: the response says what is configured, never the secret. A sandbox key
         accepts only `Sandbox` credentials and a production key only `Production` ones."""
@@ -111,5 +110,5 @@ class MerchantController(Controller):
     @api_get(
         "/{ref:str}/credentials", opt=MERCHANT_KEY_OK, summary="List configured gateway credentials"
     )
-    def list_credentials(self, ref: str, tenant: ProviderScope) -> Items[CredentialsOut]:
+    def list_credentials(self, ref: FromPath[str], tenant: Tenant) -> Items[CredentialsOut]:
         return Items([CredentialsOut.of(c) for c in tenant.merchant(ref).credentials.list()])

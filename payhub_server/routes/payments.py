@@ -13,14 +13,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 from litestar import Controller, Request, Response
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, HeaderParameter, QueryParameter
 
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import MethodType, Transaction, TransactionEvent, TxStatus
-from payhub.hub import PayHub, ProviderScope
 from payhub.services.payments import ChargeInput, Payments, TransactionView
-from payhub_server.deps import MERCHANT_KEY_OK, api_get, api_post
+from payhub_server.deps import MERCHANT_KEY_OK, Hub, Tenant, api_get, api_post
 from payhub_server.encoding import encode
 from payhub_server.idempotency import run_idempotent
 from payhub_server.routes.wire import Page
@@ -124,7 +123,7 @@ def _out(view: TransactionView, status: int = 200) -> Response[bytes]:
     return Response(body, status_code=status, media_type="application/json")
 
 
-def _payments(tenant: ProviderScope, request: Request[Any, Any, Any]) -> Payments:
+def _payments(tenant: Tenant, request: Request[Any, Any, Any]) -> Payments:
     reference = request.headers.get("x-merchant-reference", "").strip()
     if not reference:
         raise ValidationError.for_field("X-Merchant-Reference", "header is required")
@@ -137,11 +136,11 @@ def _amount(body: AmountBody | None) -> Money | None:
     return Money.of(body.amount.value, body.amount.currency, field="amount.value")
 
 
-MERCHANT_HEADER = Parameter(
-    header="X-Merchant-Reference", description="The merchant's externalReference"
+MERCHANT_HEADER = HeaderParameter(
+    name="X-Merchant-Reference", description="The merchant's externalReference"
 )
-IDEMPOTENCY = Parameter(
-    header="Idempotency-Key", required=False, description="Retry safely: one outcome per key (24 h)"
+IDEMPOTENCY = HeaderParameter(
+    name="Idempotency-Key", required=False, description="Retry safely: one outcome per key (24 h)"
 )
 _TX = {200: ResponseSpec(TransactionOut, description="The transaction")}
 
@@ -161,8 +160,8 @@ class PaymentController(Controller):
         self,
         data: ChargeIn,
         request: Request[Any, Any, Any],
-        tenant: ProviderScope,
-        hub: PayHub,
+        tenant: Tenant,
+        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
     ) -> Response[bytes]:
@@ -196,11 +195,11 @@ class PaymentController(Controller):
     )
     def capture(
         self,
-        gateway: str,
-        transaction_id: str,
+        gateway: FromPath[str],
+        transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
-        tenant: ProviderScope,
-        hub: PayHub,
+        tenant: Tenant,
+        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         data: AmountBody | None = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
@@ -224,11 +223,11 @@ class PaymentController(Controller):
     )
     def refund(
         self,
-        gateway: str,
-        transaction_id: str,
+        gateway: FromPath[str],
+        transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
-        tenant: ProviderScope,
-        hub: PayHub,
+        tenant: Tenant,
+        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         data: AmountBody | None = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
@@ -252,11 +251,11 @@ class PaymentController(Controller):
     )
     def void(
         self,
-        gateway: str,
-        transaction_id: str,
+        gateway: FromPath[str],
+        transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
-        tenant: ProviderScope,
-        hub: PayHub,
+        tenant: Tenant,
+        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
     ) -> Response[bytes]:
@@ -277,12 +276,12 @@ class PaymentController(Controller):
     )
     def status(
         self,
-        gateway: str,
-        transaction_id: str,
+        gateway: FromPath[str],
+        transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
-        tenant: ProviderScope,
+        tenant: Tenant,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
-        refresh: bool = False,
+        refresh: FromQuery[bool] = False,
     ) -> TransactionOut:
         """The stored transaction; with `refresh=true` payhub asks the gateway first (this
         settles an `Unknown` transaction and records ACH returns)."""
@@ -298,10 +297,10 @@ class PaymentController(Controller):
     def list_transactions(
         self,
         request: Request[Any, Any, Any],
-        tenant: ProviderScope,
+        tenant: Tenant,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
-        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
-        starting_after: Annotated[str | None, Parameter(query="startingAfter")] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+        starting_after: Annotated[str | None, QueryParameter(name="startingAfter")] = None,
     ) -> Page[TransactionOut]:
         """Newest first."""
         rows, more = _payments(tenant, request).list(after=starting_after, limit=limit)

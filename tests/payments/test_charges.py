@@ -10,7 +10,17 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import PayHub
-from payhub.domain.payments import TxStatus
+from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.domain.payments import (
+    ChargeRequest,
+    GatewayCredentials,
+    GatewayResult,
+    GatewayStatus,
+    GatewayTimeout,
+    TxStatus,
+)
+from payhub.services.merchants import CredentialInput
+from payhub.services.payments import ChargeInput
 from tests.conftest import Account
 from tests.payments.conftest import CountingGateway, charge_body
 
@@ -367,3 +377,36 @@ def test_transactions_list_newest_first_with_a_cursor(
     ).json()
     assert [t["transactionId"] for t in rest["data"]] == [ids[0]]
     assert rest["hasMore"] is False
+
+
+class SimulatorThatFindsLostCharges(SimulatorGateway):
+    """The simulator plus a ``lookup`` that finds the charge whose answer was lost."""
+
+    def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None:
+        return GatewayResult("found_by_lookup", GatewayStatus.CAPTURED, request.amount)
+
+
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+def test_a_retried_unknown_charge_is_looked_up_before_anything_is_resent(
+    store_url: str, key_file: Any, clock: Any
+) -> None:
+    gateway = CountingGateway(SimulatorThatFindsLostCharges())
+    hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways={"simulator": gateway})
+    try:
+        _, issued = hub.operators.create_provider("P")
+        tenant = hub.provider(hub.authenticate(issued.secret))
+        tenant.merchants.create("m", "Shop")
+        shop = tenant.merchant("m")
+        shop.credentials.put("simulator", CredentialInput("s", "Sandbox", True))
+        given = ChargeInput(Decimal("9.99"), "USD", "simulator", token="sim_card_timeout")
+        with pytest.raises(GatewayTimeout):
+            shop.payments.charge(given, idempotency_key="k1")
+
+        settled = shop.payments.charge(given, idempotency_key="k1")
+
+        assert settled.transaction.status is TxStatus.CAPTURED
+        assert settled.transaction.gateway_reference == "found_by_lookup"
+        assert gateway.calls["charge"] == 1
+        assert gateway.calls["lookup"] == 1
+    finally:
+        hub.close()

@@ -149,4 +149,233 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE UNIQUE INDEX transaction_events_tx ON transaction_events(transaction_id, seq)
         """,
     ),
+    Migration(
+        3,
+        "customers, SMS consent, saved payment methods, catalog, tax rates, locations, registers",
+        # Percentages use the {money} type: an exact decimal with four places.
+        # *_key columns hold the case-folded name or SKU that uniqueness and sorting use.
+        """
+        CREATE TABLE tax_rates (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            percent {money} NOT NULL,
+            active {bool} NOT NULL,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE INDEX tax_rates_list ON tax_rates(merchant_id, name_key, id);
+        CREATE TABLE tax_settings (
+            merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
+            default_tax_rate_id TEXT REFERENCES tax_rates(id),
+            automatic_sales_tax {bool} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE TABLE observed_tax_rates (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            postal_code TEXT NOT NULL,
+            percent {money} NOT NULL,
+            jurisdictions {json} NOT NULL,
+            confirmed_at {ts} NOT NULL
+        );
+        CREATE INDEX observed_tax_rates_code
+            ON observed_tax_rates(merchant_id, postal_code, confirmed_at);
+        CREATE TABLE locations (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            short_code TEXT,
+            phone TEXT,
+            tax_rate_id TEXT REFERENCES tax_rates(id),
+            address_line1 TEXT,
+            address_line2 TEXT,
+            address_city TEXT,
+            address_state TEXT,
+            address_postal_code TEXT,
+            address_country TEXT,
+            active {bool} NOT NULL,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            UNIQUE (merchant_id, short_code)
+        );
+        CREATE INDEX locations_list ON locations(merchant_id, name_key, id);
+        CREATE TABLE location_settings (
+            merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
+            locations_enabled {bool} NOT NULL,
+            default_location_id TEXT REFERENCES locations(id),
+            updated_at {ts} NOT NULL
+        );
+        CREATE TABLE registers (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            location_id TEXT NOT NULL REFERENCES locations(id),
+            name TEXT NOT NULL,
+            active {bool} NOT NULL,
+            created_at {ts} NOT NULL
+        );
+        CREATE INDEX registers_location ON registers(location_id, active);
+        CREATE TABLE product_categories (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            color TEXT,
+            sort_order INTEGER NOT NULL,
+            active {bool} NOT NULL,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            UNIQUE (merchant_id, name_key)
+        );
+        CREATE INDEX product_categories_list
+            ON product_categories(merchant_id, sort_order, name_key, id);
+        CREATE TABLE products (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            sku TEXT,
+            sku_key TEXT,
+            description TEXT,
+            currency TEXT NOT NULL,
+            unit_price {money} NOT NULL,
+            kind TEXT NOT NULL,
+            taxable {bool} NOT NULL,
+            category_id TEXT REFERENCES product_categories(id),
+            active {bool} NOT NULL,
+            accounting_item_ref TEXT,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            UNIQUE (merchant_id, sku_key)
+        );
+        CREATE INDEX products_list ON products(merchant_id, name_key, id);
+        CREATE INDEX products_category ON products(merchant_id, category_id, name_key, id);
+        CREATE TABLE customers (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            first_name TEXT,
+            last_name TEXT,
+            company_name TEXT,
+            email TEXT,
+            phone TEXT,
+            website TEXT,
+            billing_line1 TEXT,
+            billing_line2 TEXT,
+            billing_city TEXT,
+            billing_state TEXT,
+            billing_postal_code TEXT,
+            billing_country TEXT,
+            account_number TEXT,
+            location_id TEXT REFERENCES locations(id),
+            sms_consent {bool} NOT NULL,
+            sms_consent_phone TEXT,
+            sms_consent_source TEXT,
+            sms_consent_at {ts},
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            UNIQUE (merchant_id, account_number)
+        );
+        CREATE INDEX customers_list ON customers(merchant_id, created_at, id);
+        CREATE TABLE sms_consent_records (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            customer_id TEXT NOT NULL REFERENCES customers(id),
+            consent {bool} NOT NULL,
+            phone TEXT,
+            source TEXT NOT NULL,
+            recorded_by TEXT NOT NULL,
+            reason TEXT,
+            recorded_at {ts} NOT NULL
+        );
+        CREATE INDEX sms_consent_records_customer
+            ON sms_consent_records(customer_id, recorded_at, id);
+        CREATE TABLE customer_gateway_refs (
+            customer_id TEXT NOT NULL REFERENCES customers(id),
+            gateway TEXT NOT NULL,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            gateway_customer_ref TEXT NOT NULL,
+            created_at {ts} NOT NULL,
+            PRIMARY KEY (customer_id, gateway)
+        );
+        CREATE TABLE saved_payment_methods (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            customer_id TEXT NOT NULL REFERENCES customers(id),
+            gateway TEXT NOT NULL,
+            method_type TEXT NOT NULL,
+            method_ref TEXT NOT NULL,
+            gateway_customer_ref TEXT NOT NULL,
+            brand TEXT,
+            last4 TEXT,
+            exp_month INTEGER,
+            exp_year INTEGER,
+            bank_name TEXT,
+            created_at {ts} NOT NULL,
+            removed_at {ts}
+        );
+        CREATE INDEX saved_payment_methods_customer
+            ON saved_payment_methods(customer_id, created_at, id)
+        """,
+    ),
+    Migration(
+        4,
+        "short links: links, daily open counters, settings, blocklist, switches, API usage",
+        # Opens are counted per link and UTC day (day is 'YYYY-MM-DD' text in both dialects),
+        # never one row per click. Creation limits count short_links rows by their
+        # (merchant_id, created_at) and (provider_id, created_at) indexes.
+        """
+        CREATE TABLE short_links (
+            id TEXT PRIMARY KEY,
+            code TEXT NOT NULL UNIQUE,
+            provider_id TEXT NOT NULL REFERENCES providers(id),
+            merchant_id TEXT REFERENCES merchants(id),
+            environment TEXT NOT NULL,
+            target_url TEXT NOT NULL,
+            target_host TEXT NOT NULL,
+            purpose TEXT,
+            label TEXT,
+            client_reference TEXT,
+            created_at {ts} NOT NULL,
+            created_by TEXT NOT NULL,
+            expires_at {ts},
+            revoked_at {ts},
+            revoke_reason TEXT
+        );
+        CREATE INDEX short_links_provider ON short_links(provider_id, created_at);
+        CREATE INDEX short_links_merchant ON short_links(merchant_id, created_at);
+        CREATE INDEX short_links_client_reference
+            ON short_links(provider_id, client_reference) WHERE client_reference IS NOT NULL;
+        CREATE INDEX short_links_target_host ON short_links(target_host);
+        CREATE TABLE short_link_clicks (
+            link_id TEXT NOT NULL REFERENCES short_links(id),
+            day TEXT NOT NULL,
+            opens BIGINT NOT NULL,
+            last_at {ts} NOT NULL,
+            PRIMARY KEY (link_id, day)
+        );
+        CREATE TABLE service_settings (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE TABLE blocked_domains (
+            domain TEXT PRIMARY KEY,
+            reason TEXT,
+            created_at {ts} NOT NULL
+        );
+        CREATE TABLE short_link_switches (
+            owner_id TEXT PRIMARY KEY,
+            enabled {bool} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE TABLE merchant_api_requests (
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            day TEXT NOT NULL,
+            requests BIGINT NOT NULL,
+            PRIMARY KEY (merchant_id, day)
+        )
+        """,
+    ),
 )

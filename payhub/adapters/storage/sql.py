@@ -506,7 +506,8 @@ class SqlTransactions(_Repo):
         self.db.execute(
             "INSERT INTO transaction_events (id, transaction_id, seq, kind, outcome, amount,"
             " gateway_reference, decline_code, message, support, created_at) VALUES (:id, :tx,"
-            " (SELECT COALESCE(MAX(seq), 0) + 1 FROM transaction_events WHERE transaction_id = :tx),"
+            " (SELECT COALESCE(MAX(seq), 0) + 1 FROM transaction_events"
+            " WHERE transaction_id = :tx),"
             " :kind, :outcome, :amount, :ref, :code, :message, :support, :at)",
             {
                 "id": event.id,
@@ -578,3 +579,18 @@ class SqlUnitOfWork:
         self.idempotency: ports.IdempotencyRepository = SqlIdempotency(db)
         self.jobs: ports.JobRepository = SqlJobs(db)
         self.transactions: ports.TransactionRepository = SqlTransactions(db)
+        # Imported here: those modules build on this one's helpers.
+        from payhub.adapters.storage import sql_catalog as cat
+        from payhub.adapters.storage import sql_customers as cus
+        from payhub.adapters.storage import sql_links as lnk
+
+        self.customers: ports.CustomerRepository = cus.SqlCustomers(db)
+        self.payment_methods: ports.PaymentMethodRepository = cus.SqlPaymentMethods(db)
+        self.products: ports.ProductRepository = cat.SqlProducts(db)
+        self.categories: ports.CategoryRepository = cat.SqlCategories(db)
+        self.tax_rates: ports.TaxRateRepository = cat.SqlTaxRates(db)
+        self.locations: ports.LocationRepository = cat.SqlLocations(db)
+        self.registers: ports.RegisterRepository = cat.SqlRegisters(db)
+        self.short_links: ports.ShortLinkRepository = lnk.SqlShortLinks(db)
+        self.link_settings: ports.LinkSettingsRepository = lnk.SqlLinkSettings(db)
+        self.api_usage: ports.ApiUsageRepository = lnk.SqlApiUsage(db)
