@@ -31,6 +31,7 @@ from payhub.services.locations import Locations
 from payhub.services.merchants import Credentials, Merchants
 from payhub.services.operators import Operators
 from payhub.services.payments import Payments
+from payhub.services.worker import JobHandler
 
 DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
 
@@ -116,6 +117,10 @@ class PayHub:
         return cls(
             store, FernetSecretBox(keys), clock=clock, randomness=randomness, gateways=gateways
         )
+
+    def job_handlers(self) -> dict[str, JobHandler]:
+        """The worker's queues and their handlers (the outbox and schedules register here)."""
+        return {}
 
     def close(self) -> None:
         self.store.close()

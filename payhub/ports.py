@@ -148,6 +148,10 @@ class IdempotencyRepository(Protocol):
         """Forget an unfinished claim (the request failed before it changed anything)."""
         ...
 
+    def purge_expired(self, now: datetime) -> int:
+        """Forget keys past their lifetime; returns how many."""
+        ...
+
 
 @attrs.frozen
 class Job:

@@ -306,6 +306,52 @@ def merchants_list(hub: PayHub, provider_id: str | None, as_json: bool) -> None:
     )
 
 
+# --- worker ------------------------------------------------------------------------------
+
+
+@cli.command()
+@db_option
+@click.option("--once", is_flag=True, help="One pass, then exit (for cron-style deployment).")
+@click.option("--idle-seconds", default=1.0, show_default=True, type=click.FloatRange(0.05, 60))
+def worker(db_url: str, once: bool, idle_seconds: float) -> None:
+    """Run background work: housekeeping and due jobs, leased so several workers can share."""
+    import os
+    import signal
+    import socket
+    import threading
+
+    from payhub.logging import configure_logging
+    from payhub.services.worker import Pass, Worker
+
+    configure_logging(os.environ.get("PAYHUB_LOG_FORMAT", "console"))
+    hub = PayHub.open(db_url)
+    owner = f"{socket.gethostname()}:{os.getpid()}"
+    runner = Worker(hub.deps, hub.job_handlers(), owner)
+    queues = ", ".join(runner.queues) or "none registered yet: housekeeping only"
+    click.echo(f"worker {owner} on {hub.store.url_for_display}; queues: {queues}")
+
+    def report(done: Pass) -> None:
+        if done.jobs or done.purged_keys:
+            click.echo(
+                f"pass: {sum(done.done.values())} done, {sum(done.retried.values())} retried,"
+                f" {sum(done.dead.values())} given up, {done.purged_keys} expired keys purged"
+            )
+
+    try:
+        if once:
+            report(runner.run_once())
+            return
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            runner.run_forever(stop, idle_seconds, report)
+        except KeyboardInterrupt:
+            stop.set()
+        click.echo("worker stopped")
+    finally:
+        hub.close()
+
+
 # --- database ----------------------------------------------------------------------------
 
 

@@ -338,6 +338,11 @@ class SqlIdempotency(_Repo):
             {"s": scope, "k": key},
         )
 
+    def purge_expired(self, now: datetime) -> int:
+        return self.db.execute(
+            "DELETE FROM idempotency_keys WHERE expires_at <= :now", {"now": now}
+        )
+
 
 class SqlJobs(_Repo):
     def enqueue(self, job: Job) -> None:

@@ -1,0 +1,128 @@
+"""The background worker: housekeeping, and due jobs taken with the leasing primitive.
+
+Several workers (threads, processes or machines) may run at once: a job is leased by
+exactly one of them (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, the single writer on
+SQLite). A handler that raises is retried with exponential backoff; after the last
+attempt the job is closed and its failure logged. A worker that dies mid-job loses its
+lease when the lease expires and another worker takes the job again, so handlers must be
+idempotent (the job id is theirs to key on). Queues register handlers as the
+capabilities that need them arrive (the outbox, scheduled payments); housekeeping runs on
+every pass: expired idempotency keys are purged.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+
+import attrs
+import structlog
+
+from payhub.domain.retries import RetryPolicy
+from payhub.ports import Job
+from payhub.services.deps import Deps
+
+JobHandler = Callable[[Job], None]
+log = structlog.get_logger("payhub.worker")
+
+
+@attrs.define
+class Pass:
+    """What one pass did: jobs done, retried and given up per queue, keys purged."""
+
+    done: Counter[str] = attrs.field(factory=Counter)
+    retried: Counter[str] = attrs.field(factory=Counter)
+    dead: Counter[str] = attrs.field(factory=Counter)
+    purged_keys: int = 0
+
+    @property
+    def jobs(self) -> int:
+        return sum(self.done.values()) + sum(self.retried.values()) + sum(self.dead.values())
+
+
+class Worker:
+    def __init__(
+        self,
+        deps: Deps,
+        handlers: Mapping[str, JobHandler],
+        owner: str,
+        *,
+        batch: int = 20,
+        lease: timedelta = timedelta(minutes=5),
+        policy: RetryPolicy | None = None,
+    ) -> None:
+        self._d = deps
+        self._handlers = dict(handlers)
+        self.owner = owner
+        self._batch = batch
+        self._lease = lease
+        self._policy = policy or RetryPolicy()
+
+    @property
+    def queues(self) -> list[str]:
+        return sorted(self._handlers)
+
+    def run_once(self) -> Pass:
+        """Housekeeping, then every queue drained of what is due now."""
+        result = Pass()
+        with self._d.store.unit_of_work() as uow:
+            result.purged_keys = uow.idempotency.purge_expired(self._d.clock.now())
+        for queue in self.queues:
+            while True:
+                now = self._d.clock.now()
+                with self._d.store.unit_of_work() as uow:
+                    jobs = uow.jobs.lease(queue, now, self.owner, self._batch, now + self._lease)
+                if not jobs:
+                    break
+                for job in jobs:
+                    self._run(queue, job, result)
+        return result
+
+    def _run(self, queue: str, job: Job, result: Pass) -> None:
+        try:
+            self._handlers[queue](job)
+        except Exception as error:  # a handler's failure is its job's, not the worker's
+            now = self._d.clock.now()
+            if self._policy.gives_up_after(job.attempts):
+                with self._d.store.unit_of_work() as uow:
+                    uow.jobs.complete(job.id, self.owner, now)
+                log.error(
+                    "job given up",
+                    queue=queue,
+                    job_id=job.id,
+                    attempts=job.attempts,
+                    error=type(error).__name__,
+                )
+                result.dead[queue] += 1
+                return
+            jitter = self._d.randomness.token_bytes(1)[0] / 255
+            with self._d.store.unit_of_work() as uow:
+                uow.jobs.retry(job.id, self.owner, now + self._policy.delay(job.attempts, jitter))
+            log.warning(
+                "job retry",
+                queue=queue,
+                job_id=job.id,
+                attempts=job.attempts,
+                error=type(error).__name__,
+            )
+            result.retried[queue] += 1
+            return
+        with self._d.store.unit_of_work() as uow:
+            uow.jobs.complete(job.id, self.owner, self._d.clock.now())
+        result.done[queue] += 1
+
+    def run_forever(
+        self,
+        stop: threading.Event,
+        idle_seconds: float = 1.0,
+        on_pass: Callable[[Pass], None] | None = None,
+    ) -> None:
+        """Pass after pass until ``stop`` is set; waits only when nothing was due."""
+        while not stop.is_set():
+            done = self.run_once()
+            if on_pass is not None:
+                on_pass(done)
+            if done.jobs == 0:
+                stop.wait(idle_seconds)
