@@ -20,7 +20,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         hub = PayHub.open(f"sqlite:///{tmp}/payhub.db", key_file=Path(tmp) / "payhub.key")
         try:
-            provider, issued = hub.operators.create_provider("Acme Software")
+            _, issued = hub.operators.create_provider("Acme Software")
             tenant = hub.provider(hub.authenticate(issued.secret))
             tenant.merchants.create("acme-42", "Acme Plumbing")
             shop = tenant.merchant("acme-42")
