@@ -80,6 +80,13 @@ def gateway_key(caller: Caller, idempotency_key: str | None, fallback: str, op: 
     return f"phk-{digest[:40]}"
 
 
+def _reserved(amount: Money | None) -> Money:
+    """Captures and refunds always reserve an amount; a missing one is a bug, not a default."""
+    if amount is None:
+        raise AssertionError("a capture or refund reached the gateway without an amount")
+    return amount
+
+
 class Payments:
     """Payments of one merchant (named by ``X-Merchant-Reference``)."""
 
@@ -311,7 +318,7 @@ class Payments:
             transaction_id,
             EventKind.CAPTURE,
             reserve,
-            lambda g, c, ref, amt, key: g.capture(c, ref, amt or Money.zero("USD"), key),
+            lambda g, c, ref, amt, key: g.capture(c, ref, _reserved(amt), key),
             idempotency_key,
         )
 
@@ -332,7 +339,7 @@ class Payments:
             transaction_id,
             EventKind.REFUND,
             reserve,
-            lambda g, c, ref, amt, key: g.refund(c, ref, amt or Money.zero("USD"), key),
+            lambda g, c, ref, amt, key: g.refund(c, ref, _reserved(amt), key),
             idempotency_key,
         )
 
