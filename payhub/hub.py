@@ -18,6 +18,7 @@ from payhub.adapters.gateways.registry import default_gateways
 from payhub.adapters.secrets import FernetSecretBox, load_or_create_keys
 from payhub.adapters.storage import open_store
 from payhub.adapters.system import SystemClock, SystemRandomness
+from payhub.domain.accounts import Merchant
 from payhub.domain.environments import Environment
 from payhub.domain.errors import NotFound
 from payhub.domain.gateways import GatewayInfo, gateways_for
@@ -50,6 +51,11 @@ class MerchantScope:
         self.categories = Categories(deps, caller, reference)
         self.tax_rates = TaxRates(deps, caller, reference)
         self.locations = Locations(deps, caller, reference)
+        self._merchants = Merchants(deps, caller)
+
+    def set_time_zone(self, time_zone: str) -> Merchant:
+        """The portal's setting (an IANA name); texting hours and schedules follow it."""
+        return self._merchants.set_time_zone(self.reference, time_zone)
 
 
 class ProviderScope:
@@ -77,6 +83,7 @@ class PayHub:
         clock: Clock | None = None,
         randomness: Randomness | None = None,
         gateways: dict[str, Gateway] | None = None,
+        public_url: str | None = None,
     ) -> None:
         self.gateway_adapters = gateways if gateways is not None else default_gateways()
         self.deps = Deps(
@@ -84,6 +91,7 @@ class PayHub:
             clock=clock or SystemClock(),
             randomness=randomness or SystemRandomness(),
             secrets=secrets,
+            public_url=public_url or os.environ.get("PAYHUB_PUBLIC_URL") or "http://localhost:8000",
         )
         self.store = store
         self.operators = Operators(self.deps)
@@ -103,6 +111,7 @@ class PayHub:
         randomness: Randomness | None = None,
         gateways: dict[str, Gateway] | None = None,
         migrate: bool = True,
+        public_url: str | None = None,
     ) -> PayHub:
         """Open a database by URL and the master key from ``secret_key``, the
         ``PAYHUB_SECRET_KEY`` environment variable, or a key file (created if absent)."""
@@ -115,7 +124,12 @@ class PayHub:
         if migrate:
             store.migrate()
         return cls(
-            store, FernetSecretBox(keys), clock=clock, randomness=randomness, gateways=gateways
+            store,
+            FernetSecretBox(keys),
+            clock=clock,
+            randomness=randomness,
+            gateways=gateways,
+            public_url=public_url,
         )
 
     def job_handlers(self) -> dict[str, JobHandler]:

@@ -16,7 +16,7 @@ import click
 from payhub.domain.errors import NotFound, ValidationError
 from payhub.hub import MerchantScope, PayHub
 from payhub.services.paging import Page
-from payhub_cli.main import cli, json_option, with_hub
+from payhub_cli.main import cli, json_option, merchants, with_hub
 from payhub_cli.output import emit_json, table, when
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -420,3 +420,21 @@ def locations_list(
             f"locations enabled: {_flag(settings.locations_enabled)};"
             f" default: {settings.default_location_id or '-'}"
         )
+
+
+# --- merchant settings -------------------------------------------------------------------
+
+
+@merchants.command("time-zone")
+@shop_options
+@click.argument("time_zone")
+@with_hub
+def merchants_time_zone(
+    hub: PayHub, provider_id: str | None, reference: str, time_zone: str
+) -> None:
+    """Set the merchant's time zone (an IANA name such as America/Chicago).
+
+    Texting hours (no texts 21:00-08:00) and scheduled-payment dates follow it.
+    """
+    merchant = merchant_scope(hub, provider_id, reference).set_time_zone(time_zone)
+    click.echo(f"{merchant.external_reference}: time zone {merchant.time_zone}")

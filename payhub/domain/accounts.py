@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import attrs
 
@@ -55,6 +56,7 @@ class Merchant:
     external_reference: str
     display_name: str
     created_at: datetime
+    time_zone: str | None = None  # IANA name; texting hours and schedules run on it
 
 
 @attrs.define
@@ -113,3 +115,25 @@ def validate_new_merchant(external_reference: str, display_name: str) -> tuple[s
     if errors:
         raise ValidationError("; ".join(f"{e.field}: {e.message}" for e in errors), errors)
     return ref, name
+
+
+DEFAULT_TIME_ZONE = "UTC"
+
+
+def check_time_zone(name: str) -> str:
+    """An IANA time zone name that the bundled tz database knows, else 400."""
+    cleaned = name.strip()
+    try:
+        if not cleaned or cleaned.startswith("/") or ".." in cleaned:
+            raise ValueError(cleaned)
+        ZoneInfo(cleaned)
+    except (ValueError, ZoneInfoNotFoundError):
+        raise ValidationError.for_field(
+            "timeZone", f"'{name}' is not an IANA time zone name such as 'America/Chicago'"
+        ) from None
+    return cleaned
+
+
+def zone_of(merchant: Merchant) -> ZoneInfo:
+    """The merchant's time zone; UTC until the portal sets one."""
+    return ZoneInfo(merchant.time_zone or DEFAULT_TIME_ZONE)

@@ -7,7 +7,12 @@ from datetime import datetime
 
 import attrs
 
-from payhub.domain.accounts import GatewayCredential, Merchant, validate_new_merchant
+from payhub.domain.accounts import (
+    GatewayCredential,
+    Merchant,
+    check_time_zone,
+    validate_new_merchant,
+)
 from payhub.domain.environments import Environment
 from payhub.domain.errors import FieldError, Forbidden, NotFound, ValidationError
 from payhub.domain.gateways import GatewayInfo, gateway
@@ -79,6 +84,14 @@ class Merchants:
     def get(self, reference: str) -> Merchant:
         with self._d.store.unit_of_work(readonly=True) as uow:
             return find_merchant(uow, self._caller, reference)
+
+    def set_time_zone(self, reference: str, time_zone: str) -> Merchant:
+        """The portal's setting: texting hours and schedules follow the merchant's clock."""
+        zone = check_time_zone(time_zone)
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, reference)
+            uow.merchants.set_time_zone(merchant.id, zone)
+        return attrs.evolve(merchant, time_zone=zone)
 
     def list(self, after: str | None = None, limit: int = 50) -> MerchantPage:
         """A page of merchants ordered by reference; a merchant key sees only its own."""

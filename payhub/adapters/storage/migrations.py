@@ -378,4 +378,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    Migration(
+        5,
+        "merchant time zone: texting hours and schedule cadences run in it",
+        """
+        ALTER TABLE merchants ADD COLUMN time_zone TEXT
+        """,
+    ),
 )

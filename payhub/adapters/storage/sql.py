@@ -200,6 +200,13 @@ class SqlMerchants(_Repo):
             external_reference=row["external_reference"],
             display_name=row["display_name"],
             created_at=to_dt(row["created_at"]),
+            time_zone=row["time_zone"],
+        )
+
+    def set_time_zone(self, merchant_id: str, time_zone: str | None) -> None:
+        self.db.execute(
+            "UPDATE merchants SET time_zone = :tz WHERE id = :id",
+            {"tz": time_zone, "id": merchant_id},
         )
 
     def get(self, merchant_id: str) -> Merchant | None:
