@@ -149,7 +149,7 @@ class Payments:
     def charge(self, given: ChargeInput, idempotency_key: str | None = None) -> TransactionView:
         info = self._info(given.gateway)
         amount = parse_amount(given.amount, given.currency)
-        self._check_method(info, given)
+        self.check_method(info, given.method_type, given.capture)
         token = (given.token or "").strip()
         if not token:
             raise ValidationError.for_field(
@@ -157,9 +157,42 @@ class Payments:
                 "is required: collect the card or bank account with the"
                 f" gateway's hosted fields ({info.hosted_fields}) and send the token",
             )
-        now = self._d.clock.now()
         tx_id = self._d.new_id("txn")
-        key = gateway_key(self._caller, idempotency_key, tx_id, "charge")
+        return self.charge_source(
+            gateway_name=info.name,
+            amount=amount,
+            source=PaymentSource(given.method_type, token=token),
+            capture=given.capture,
+            gateway_key=gateway_key(self._caller, idempotency_key, tx_id, "charge"),
+            transaction_id=tx_id,
+            location_id=given.location_id,
+            description=given.description,
+        )
+
+    def charge_source(
+        self,
+        *,
+        gateway_name: str,
+        amount: Money,
+        source: PaymentSource,
+        capture: bool,
+        gateway_key: str,
+        transaction_id: str | None = None,
+        location_id: str | None = None,
+        customer_id: str | None = None,
+        payment_method_id: str | None = None,
+        description: str | None = None,
+    ) -> TransactionView:
+        """Charge a token or a saved method; the building block of invoices and schedules.
+
+        ``gateway_key`` makes it idempotent: a second call with the same key returns the
+        transaction recorded by the first (or, when that one's outcome is unknown, asks the
+        gateway again under the same key), so a retry after a crash never charges twice.
+        The caller has checked the method rules (``check_method``) and the amount.
+        """
+        info = self._info(gateway_name, field="gateway")
+        key = gateway_key
+        now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             creds = self._credentials(uow, merchant.id, info)
@@ -167,14 +200,14 @@ class Payments:
             earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
             if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
                 return self._view(uow, earlier)
-            location_id = pick_location(uow, merchant.id, given.location_id)
+            location = pick_location(uow, merchant.id, location_id)
             # A retry of a charge whose outcome is unknown goes to the gateway again under
             # the same key: the gateway answers with the original charge, not a new one.
             tx = earlier or Transaction(
-                id=tx_id,
+                id=transaction_id or self._d.new_id("txn"),
                 merchant_id=merchant.id,
                 gateway=info.name,
-                method_type=given.method_type,
+                method_type=source.method_type,
                 amount=amount,
                 status=TxStatus.PENDING,
                 captured=Money.zero(amount.currency),
@@ -182,18 +215,20 @@ class Payments:
                 created_at=now,
                 updated_at=now,
                 gateway_key=key,
-                location_id=location_id,
+                location_id=location,
+                customer_id=customer_id,
+                payment_method_id=payment_method_id,
             )
             if earlier is None:
                 uow.transactions.add(tx)
         request = ChargeRequest(
             amount=tx.amount,
-            source=PaymentSource(given.method_type, token=token),
-            capture=given.capture,
+            source=source,
+            capture=capture,
             idempotency_key=key,
-            description=given.description,
+            description=description,
         )
-        kind = EventKind.CHARGE if given.capture else EventKind.AUTHORIZE
+        kind = EventKind.CHARGE if capture else EventKind.AUTHORIZE
         try:
             found = None
             if earlier is not None and isinstance(adapter, FindsLostCharges):
@@ -205,8 +240,9 @@ class Payments:
         return self._record_charge(tx, kind, result)
 
     @staticmethod
-    def _check_method(info: GatewayInfo, given: ChargeInput) -> None:
-        if given.method_type is MethodType.BANK_ACCOUNT:
+    def check_method(info: GatewayInfo, method_type: MethodType, capture: bool) -> None:
+        """The gateway's abilities allow this kind of charge (ACH, authorize-only), else 400."""
+        if method_type is MethodType.BANK_ACCOUNT:
             if not info.ach:
                 raise ValidationError.for_field(
                     "type",
@@ -219,11 +255,11 @@ class Payments:
                     " POST /api/merchant-accounts/{ref}/customers/{customerId}/payment-methods/"
                     f"{info.name}, then charge the saved method",
                 )
-            if not given.capture:
+            if not capture:
                 raise ValidationError.for_field(
                     "capture", "a bank-account debit cannot be authorized only"
                 )
-        if not given.capture and not info.authorize_only:
+        if not capture and not info.authorize_only:
             raise ValidationError.for_field(
                 "capture", f"{info.display_name} does not support authorize-only payments"
             )
