@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Litestar, MediaType, get
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.params import FromPath
 
@@ -69,7 +70,7 @@ def create_app(hub: PayHub) -> Litestar:
         version=VERSION,
         description="Payment middleware: one API in front of 21 payment gateways.",
         path="/schema",
-        render_plugins=[],
+        render_plugins=[JsonRenderPlugin()],
         components=Components(
             security_schemes={
                 "apiKey": SecurityScheme(

@@ -97,3 +97,15 @@ def test_the_views_follow_each_routes_audience(app: Litestar, client: Client) ->
     assert ops(spec(client, "merchant")) == merchant_ok
     assert merchant_ok < api
     assert api <= ops(spec(client, "all"))
+
+
+@pytest.mark.parametrize("path", ["/schema/swagger", "/schema/redoc", "/schema/elements"])
+def test_no_framework_ui_that_loads_assets_from_a_cdn(client: Client, path: str) -> None:
+    """The offline reference is /reference; the framework's CDN-backed pages are not served."""
+    assert client.get(path).status_code == 404
+
+
+def test_the_raw_openapi_document_stays_available(client: Client) -> None:
+    response = client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    assert "/api/gateways" in response.json()["paths"]
