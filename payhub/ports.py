@@ -6,7 +6,7 @@ Adapters in ``payhub.adapters`` implement these; services receive them through
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from datetime import date, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -18,6 +18,7 @@ from payhub.domain.catalog import Category, Product
 from payhub.domain.consent import ConsentRecord
 from payhub.domain.customers import Customer, StoredPaymentMethod
 from payhub.domain.environments import Environment
+from payhub.domain.invoices import Invoice, InvoicePayment
 from payhub.domain.links import (
     BlockedDomain,
     ClickTotal,
@@ -27,6 +28,7 @@ from payhub.domain.links import (
     UsageRecord,
 )
 from payhub.domain.locations import Location, LocationSettings, Register
+from payhub.domain.messaging import Message, OutgoingEmail, OutgoingSms, TextKind
 from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
@@ -507,6 +509,103 @@ class ApiUsageRepository(Protocol):
     def since(self, first_day: date, provider_id: str | None = None) -> list[UsageRecord]: ...
 
 
+@attrs.frozen
+class InvoiceSettings:
+    """A merchant's invoice settings (the portal's): its number format (``None``: the default
+    ``INV-`` numbers), the counter's first value, the counter generation (bumped whenever
+    the format or start changes, so a new start takes effect), and the allowed embed sites."""
+
+    number_format: str | None = None
+    starting_number: int = 1
+    generation: int = 0
+    embed_origins: tuple[str, ...] = ()
+
+
+class InvoiceRepository(Protocol):
+    def add(self, invoice: Invoice) -> None:
+        """Store a new invoice and its lines; ``Conflict`` when the merchant has the number."""
+        ...
+
+    def get(self, merchant_id: str, number: str, for_update: bool = False) -> Invoice | None:
+        """With lines and payments; ``for_update`` locks the row until the unit of work ends."""
+        ...
+
+    def get_by_token(self, pay_token: str, for_update: bool = False) -> Invoice | None: ...
+
+    def number_taken(self, merchant_id: str, number: str) -> bool: ...
+
+    def save(self, invoice: Invoice) -> None:
+        """Write back status, amount paid, the reservation and the timestamps."""
+        ...
+
+    def add_payment(self, payment: InvoicePayment) -> None: ...
+
+    def payment_for_transaction(self, transaction_id: str) -> InvoicePayment | None: ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        customer_id: str | None = None,
+    ) -> list[Invoice]:
+        """Newest first; ``after`` is the invoice number of the previous page's last row."""
+        ...
+
+    def settings(self, merchant_id: str) -> InvoiceSettings: ...
+
+    def put_settings(self, merchant_id: str, settings: InvoiceSettings, at: datetime) -> None: ...
+
+
+class MessageRepository(Protocol):
+    """The transactional outbox, the merchants' text-kind switches and STOP blocks."""
+
+    def add(self, message: Message) -> None: ...
+
+    def get(self, message_id: str, for_update: bool = False) -> Message | None:
+        """``for_update`` locks the row until the unit of work ends."""
+        ...
+
+    def save(self, message: Message) -> None:
+        """Write back the mutable fields (status, reason, attempts, times, provider ids)."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str | None,
+        customer_id: str | None = None,
+        statuses: Collection[str] | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> list[Message]:
+        """Newest first; ``merchant_id`` None lists every merchant's (the operator's view)."""
+        ...
+
+    def enabled_kinds(self, merchant_id: str) -> frozenset[TextKind]: ...
+
+    def set_kind(self, merchant_id: str, kind: TextKind, enabled: bool, at: datetime) -> None: ...
+
+    def is_blocked(self, phone: str) -> bool: ...
+
+    def set_blocked(
+        self, phone: str, blocked: bool, at: datetime, keyword: str, provider_message_id: str
+    ) -> bool:
+        """Block (STOP) or unblock (START) a number; False when it already was so."""
+        ...
+
+    def customers_at(self, phone: str) -> list[tuple[str, str]]:
+        """``(merchant_id, customer_id)`` of every customer with that number or consent for it."""
+        ...
+
+    def provider_ids(self, to: str) -> set[str]:
+        """Provider message ids already recorded for messages to ``to``."""
+        ...
+
+    def last_texting_merchant(self, phone: str) -> str | None:
+        """The merchant whose text to ``phone`` went out last (for HELP replies)."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through it commits together or not at all."""
 
@@ -528,6 +627,8 @@ class UnitOfWork(Protocol):
     short_links: ShortLinkRepository
     link_settings: LinkSettingsRepository
     api_usage: ApiUsageRepository
+    messages: MessageRepository
+    invoices: InvoiceRepository
 
 
 @attrs.frozen
@@ -604,3 +705,36 @@ class FindsLostCharges(Protocol):
     """
 
     def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None: ...
+
+
+# --- messaging -----------------------------------------------------------------------------
+
+
+class SmsSender(Protocol):
+    """An SMS API (Twilio), or the outbox adapter that delivers nowhere.
+
+    ``send`` returns the provider's message id or raises ``SendFailed``. ``find_sent`` finds
+    a message the provider already took (its ids), so an attempt that crashed between the
+    call and the record is not sent twice. ``verify_inbound`` checks an inbound webhook's
+    signature against the full public URL and the POST parameters.
+    """
+
+    name: str
+
+    def send(self, sms: OutgoingSms) -> str: ...
+
+    def find_sent(self, sms: OutgoingSms, since: datetime) -> list[str]: ...
+
+    def verify_inbound(
+        self, url: str, params: Sequence[tuple[str, str]], signature: str | None
+    ) -> bool: ...
+
+
+class Mailer(Protocol):
+    """An SMTP server, or the outbox adapter. ``send`` returns the Message-ID used; the
+    same message always gets the same Message-ID, so a resend after a crash is recognisable
+    to the receiving side."""
+
+    name: str
+
+    def send(self, email: OutgoingEmail) -> str: ...

@@ -385,4 +385,228 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE merchants ADD COLUMN time_zone TEXT
         """,
     ),
+    Migration(
+        6,
+        "invoices: invoices, lines, payments, per-merchant invoice settings",
+        # (merchant_id, number) is unique: the last guard against a repeated number. One
+        # transaction counts once towards an invoice (invoice_payments.transaction_id).
+        """
+        CREATE TABLE invoices (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            number TEXT NOT NULL,
+            pay_token TEXT NOT NULL UNIQUE,
+            customer_id TEXT REFERENCES customers(id),
+            currency TEXT NOT NULL,
+            description TEXT,
+            tax_rate_id TEXT,
+            tax_percent {money} NOT NULL,
+            subtotal {money} NOT NULL,
+            tax {money} NOT NULL,
+            total {money} NOT NULL,
+            amount_paid {money} NOT NULL,
+            due_date TEXT,
+            gateway TEXT NOT NULL,
+            allowed_methods TEXT NOT NULL,
+            partial_mode TEXT NOT NULL,
+            deposit {money},
+            authorize_only {bool} NOT NULL,
+            bill_to {json},
+            ship_to {json},
+            location_id TEXT,
+            status TEXT NOT NULL,
+            reserved_amount {money},
+            reserved_attempt TEXT,
+            reserved_at {ts},
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            sent_at {ts},
+            paid_at {ts},
+            voided_at {ts},
+            UNIQUE (merchant_id, number)
+        );
+        CREATE INDEX invoices_merchant ON invoices(merchant_id, created_at, number);
+        CREATE INDEX invoices_customer ON invoices(merchant_id, customer_id, created_at, number);
+        CREATE TABLE invoice_lines (
+            invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            position INTEGER NOT NULL,
+            description TEXT NOT NULL,
+            quantity {money} NOT NULL,
+            unit_price {money} NOT NULL,
+            amount {money} NOT NULL,
+            tax {money} NOT NULL,
+            is_taxable {bool} NOT NULL,
+            product_id TEXT,
+            PRIMARY KEY (invoice_id, position)
+        );
+        CREATE TABLE invoice_payments (
+            id TEXT PRIMARY KEY,
+            invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            transaction_id TEXT NOT NULL UNIQUE,
+            amount {money} NOT NULL,
+            method_type TEXT NOT NULL,
+            status TEXT NOT NULL,
+            source TEXT NOT NULL,
+            created_at {ts} NOT NULL
+        );
+        CREATE INDEX invoice_payments_invoice ON invoice_payments(invoice_id, created_at, id);
+        CREATE TABLE invoice_settings (
+            merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
+            number_format TEXT,
+            starting_number BIGINT NOT NULL,
+            generation INTEGER NOT NULL,
+            embed_origins {json} NOT NULL,
+            updated_at {ts} NOT NULL
+        )
+        """,
+    ),
+    Migration(
+        7,
+        "messaging: the outbox of texts and emails, text-kind switches, STOP blocks",
+        # job_id names the one worker job allowed to deliver a message, so a stale duplicate
+        # job does nothing. sms_blocks is keyed by number alone: one sending number serves
+        # every merchant, and a STOP to it stops them all (as the SMS provider does).
+        """
+        CREATE TABLE messages (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            customer_id TEXT REFERENCES customers(id),
+            channel TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            to_address TEXT NOT NULL,
+            subject TEXT,
+            body TEXT NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            attempts INTEGER NOT NULL,
+            send_after {ts},
+            sent_at {ts},
+            provider TEXT,
+            provider_message_id TEXT,
+            last_error TEXT,
+            job_id TEXT,
+            attempt_started_at {ts},
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE INDEX messages_merchant ON messages(merchant_id, created_at, id);
+        CREATE INDEX messages_customer ON messages(customer_id, created_at, id);
+        CREATE INDEX messages_to ON messages(to_address, sent_at);
+        CREATE INDEX messages_created ON messages(created_at, id);
+        CREATE TABLE texting_kinds (
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            kind TEXT NOT NULL,
+            enabled {bool} NOT NULL,
+            updated_at {ts} NOT NULL,
+            PRIMARY KEY (merchant_id, kind)
+        );
+        CREATE TABLE sms_blocks (
+            phone TEXT PRIMARY KEY,
+            blocked {bool} NOT NULL,
+            keyword TEXT NOT NULL,
+            provider_message_id TEXT NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE INDEX customers_phone ON customers(phone);
+        CREATE INDEX customers_consent_phone ON customers(sms_consent_phone)
+        """,
+    ),
+    Migration(
+        8,
+        "scheduled payments: schedules, one row per run attempt, schedule requests, approval forms",
+        # A run attempt is unique per (schedule, trigger, run number, attempt): its gateway key
+        # is derived from those, so a restart finds the row and settles the same charge.
+        """
+        CREATE TABLE scheduled_payments (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            customer_id TEXT NOT NULL REFERENCES customers(id),
+            payment_method_id TEXT NOT NULL REFERENCES saved_payment_methods(id),
+            gateway TEXT NOT NULL,
+            method_type TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            cadence TEXT,
+            anchor_local TEXT NOT NULL,
+            time_zone TEXT NOT NULL,
+            end_date TEXT,
+            max_charges INTEGER,
+            currency TEXT NOT NULL,
+            amount {money},
+            lines {json} NOT NULL,
+            tax_rate_id TEXT,
+            tax_percent TEXT,
+            bill_to {json},
+            ship_to {json},
+            description TEXT,
+            status TEXT NOT NULL,
+            next_run_number INTEGER NOT NULL,
+            next_run_at {ts},
+            next_attempt INTEGER NOT NULL,
+            failures INTEGER NOT NULL,
+            charges INTEGER NOT NULL,
+            manual_runs INTEGER NOT NULL,
+            plan_version INTEGER NOT NULL,
+            last_failure TEXT,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE INDEX scheduled_payments_list ON scheduled_payments(merchant_id, created_at, id);
+        CREATE INDEX scheduled_payments_due ON scheduled_payments(status, next_run_at);
+        CREATE TABLE schedule_runs (
+            id TEXT PRIMARY KEY,
+            schedule_id TEXT NOT NULL REFERENCES scheduled_payments(id),
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            run_trigger TEXT NOT NULL,
+            run_number INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            scheduled_for {ts} NOT NULL,
+            started_at {ts} NOT NULL,
+            gateway_key TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            amount {money} NOT NULL,
+            outcome TEXT NOT NULL,
+            transaction_id TEXT,
+            invoice_id TEXT,
+            failure TEXT,
+            finished_at {ts},
+            UNIQUE (schedule_id, run_trigger, run_number, attempt)
+        );
+        CREATE INDEX schedule_runs_schedule ON schedule_runs(schedule_id, started_at, id);
+        CREATE TABLE schedule_requests (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            customer_id TEXT NOT NULL REFERENCES customers(id),
+            gateway TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            cadence TEXT,
+            first_run_at {ts} NOT NULL,
+            end_date TEXT,
+            max_charges INTEGER,
+            currency TEXT NOT NULL,
+            amount {money},
+            lines {json} NOT NULL,
+            tax_rate_id TEXT,
+            tax_percent TEXT,
+            bill_to {json},
+            ship_to {json},
+            description TEXT,
+            invoice_id TEXT,
+            invoice_number TEXT,
+            token TEXT NOT NULL UNIQUE,
+            status TEXT NOT NULL,
+            schedule_id TEXT,
+            approved_at {ts},
+            cancelled_at {ts},
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL
+        );
+        CREATE INDEX schedule_requests_list ON schedule_requests(merchant_id, created_at, id);
+        CREATE TABLE approval_forms (
+            nonce TEXT PRIMARY KEY,
+            request_id TEXT NOT NULL REFERENCES schedule_requests(id),
+            issued_at {ts} NOT NULL,
+            used_at {ts}
+        )
+        """,
+    ),
 )

@@ -606,3 +606,9 @@ class SqlUnitOfWork:
         self.short_links: ports.ShortLinkRepository = lnk.SqlShortLinks(db)
         self.link_settings: ports.LinkSettingsRepository = lnk.SqlLinkSettings(db)
         self.api_usage: ports.ApiUsageRepository = lnk.SqlApiUsage(db)
+        from payhub.adapters.storage import sql_invoices as inv
+
+        self.invoices: ports.InvoiceRepository = inv.SqlInvoices(db)
+        from payhub.adapters.storage import sql_messages as msg
+
+        self.messages: ports.MessageRepository = msg.SqlMessages(db)
