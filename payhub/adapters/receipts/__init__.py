@@ -1,0 +1,1 @@
+"""Receipt documents rendered for payers (the PDF of the receipt page)."""

@@ -1,0 +1,109 @@
+"""What the page templates render: formatted, display-ready values and nothing else.
+
+The presenter (``presenters.py``) builds these from the invoice core's pay-page view, so the
+templates never format money or decide a rule; the server enforces every rule again on post.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class LineRow:
+    description: str
+    quantity: str
+    unit_price: str
+    amount: str
+    taxable: bool
+
+
+@attrs.frozen
+class PaymentRow:
+    date: str
+    method: str
+    status: str
+    amount: str
+
+
+@attrs.frozen
+class Choice:
+    """One amount the payer may pick (a deposit or the full balance)."""
+
+    key: str  # "deposit" | "balance"
+    label: str
+    amount: str  # plain decimal, e.g. "25.00" (what the form posts)
+    display: str  # "$25.00"
+
+
+@attrs.frozen
+class PayOptions:
+    """What may be paid now: fixed choices, or any amount in [minimum, maximum]."""
+
+    choices: tuple[Choice, ...]
+    minimum: str | None = None  # plain decimals; set when the payer types the amount
+    maximum: str | None = None
+    maximum_display: str | None = None
+
+    @property
+    def free_amount(self) -> bool:
+        return self.maximum is not None
+
+
+@attrs.frozen
+class HostedFields:
+    """How the browser collects the card or bank account: the gateway's own script."""
+
+    gateway: str  # payhub gateway name, e.g. "simulator"
+    name: str  # e.g. "payhub simulator hosted fields"
+    script_url: str | None  # None: this gateway's fields cannot be rendered on the page
+    card: bool
+    bank: bool
+
+
+@attrs.frozen
+class PageModel:
+    pay_token: str
+    merchant_name: str
+    sandbox: bool
+    invoice_number: str
+    status: str  # Draft | Sent | Paid | Void
+    currency: str
+    due_date: str | None
+    lines: tuple[LineRow, ...]
+    subtotal: str
+    tax_label: str
+    tax: str
+    total: str
+    amount_paid: str
+    amount_due: str
+    amount_due_plain: str
+    bill_to: tuple[str, ...]
+    ship_to: tuple[str, ...]
+    payments: tuple[PaymentRow, ...]
+    options: PayOptions | None  # None: nothing may be paid now (Paid, Void)
+    fields: HostedFields
+    authorize_only: bool
+    sms_offer: bool
+    sms_recorded: bool
+    phone: str | None
+    allowed_origins: tuple[str, ...]
+
+    @property
+    def verb(self) -> str:
+        """Authorize-only invoices reserve funds; the page must not claim to take them."""
+        return "Reserve" if self.authorize_only else "Pay"
+
+    @property
+    def payable(self) -> bool:
+        return self.options is not None and self.status not in ("Paid", "Void")
+
+    @property
+    def state_message(self) -> str:
+        if self.status == "Paid":
+            if self.authorize_only:
+                return "This invoice is settled: the full amount is reserved."
+            return "This invoice is paid in full. Thank you."
+        if self.status == "Void":
+            return "This invoice has been cancelled by the merchant. There is nothing to pay."
+        return "This invoice cannot be paid right now."
