@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from payhub.adapters.gateways.registry import default_gateways
+from payhub.adapters.messaging import mailer_from_env, sms_from_env
 from payhub.adapters.secrets import FernetSecretBox, load_or_create_keys
 from payhub.adapters.storage import open_store
 from payhub.adapters.system import SystemClock, SystemRandomness
@@ -22,16 +23,22 @@ from payhub.domain.accounts import Merchant
 from payhub.domain.environments import Environment
 from payhub.domain.errors import NotFound
 from payhub.domain.gateways import GatewayInfo, gateways_for
-from payhub.ports import Clock, Gateway, Randomness, SecretBox, Store
+from payhub.ports import Clock, Gateway, Mailer, Randomness, SecretBox, SmsSender, Store
 from payhub.services.auth import Authenticator, Caller
 from payhub.services.catalog import Categories, Products, TaxRates
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
+from payhub.services.invoices import Invoices, PayPages
 from payhub.services.links import LinkAdmin, Redirects, ShortHosts, ShortLinks
 from payhub.services.locations import Locations
 from payhub.services.merchants import Credentials, Merchants
+from payhub.services.messaging import QUEUE as OUTBOX_QUEUE
+from payhub.services.messaging import Inbound, Outbox, Texting
 from payhub.services.operators import Operators
 from payhub.services.payments import Payments
+from payhub.services.schedule_requests import Approvals, ScheduleRequests
+from payhub.services.schedules import QUEUE as SCHEDULES_QUEUE
+from payhub.services.schedules import Runner, ScheduledPayments
 from payhub.services.worker import JobHandler
 
 DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
@@ -51,6 +58,10 @@ class MerchantScope:
         self.categories = Categories(deps, caller, reference)
         self.tax_rates = TaxRates(deps, caller, reference)
         self.locations = Locations(deps, caller, reference)
+        self.texting = Texting(deps, caller, reference)
+        self.invoices = Invoices(deps, caller, reference)
+        self.scheduled_payments = ScheduledPayments(deps, caller, reference, gateways)
+        self.schedule_requests = ScheduleRequests(deps, caller, reference, gateways)
         self._merchants = Merchants(deps, caller)
 
     def set_time_zone(self, time_zone: str) -> Merchant:
@@ -84,6 +95,8 @@ class PayHub:
         randomness: Randomness | None = None,
         gateways: dict[str, Gateway] | None = None,
         public_url: str | None = None,
+        sms: SmsSender | None = None,
+        mailer: Mailer | None = None,
     ) -> None:
         self.gateway_adapters = gateways if gateways is not None else default_gateways()
         self.deps = Deps(
@@ -99,6 +112,14 @@ class PayHub:
         short_hosts = ShortHosts(self.deps)
         self.link_admin = LinkAdmin(self.deps, short_hosts)
         self.redirects = Redirects(self.deps, short_hosts)
+        # Texts and emails: Twilio / SMTP when configured in the environment, else the outbox
+        # adapter (delivers nowhere). See docs/messaging.md.
+        self.sms = sms if sms is not None else sms_from_env(os.environ)
+        self.mailer = mailer if mailer is not None else mailer_from_env(os.environ)
+        self.outbox = Outbox(self.deps, self.sms, self.mailer)
+        self.inbound = Inbound(self.deps, self.sms)
+        self.pay_pages = PayPages(self.deps, self.gateway_adapters)
+        self.approvals = Approvals(self.deps, self.gateway_adapters)
 
     @classmethod
     def open(
@@ -112,6 +133,8 @@ class PayHub:
         gateways: dict[str, Gateway] | None = None,
         migrate: bool = True,
         public_url: str | None = None,
+        sms: SmsSender | None = None,
+        mailer: Mailer | None = None,
     ) -> PayHub:
         """Open a database by URL and the master key from ``secret_key``, the
         ``PAYHUB_SECRET_KEY`` environment variable, or a key file (created if absent)."""
@@ -130,11 +153,16 @@ class PayHub:
             randomness=randomness,
             gateways=gateways,
             public_url=public_url,
+            sms=sms,
+            mailer=mailer,
         )
 
     def job_handlers(self) -> dict[str, JobHandler]:
         """The worker's queues and their handlers (the outbox and schedules register here)."""
-        return {}
+        handlers: dict[str, JobHandler] = {}
+        handlers[OUTBOX_QUEUE] = self.outbox.deliver
+        handlers[SCHEDULES_QUEUE] = Runner(self.deps, self.gateway_adapters).handle
+        return handlers
 
     def close(self) -> None:
         self.store.close()

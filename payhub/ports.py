@@ -39,6 +39,13 @@ from payhub.domain.payments import (
     Transaction,
     TransactionEvent,
 )
+from payhub.domain.schedules import (
+    RunTrigger,
+    ScheduledPayment,
+    ScheduleRequest,
+    ScheduleRun,
+    ScheduleStatus,
+)
 from payhub.domain.taxes import ObservedTaxRate, TaxRate, TaxSettings
 
 
@@ -570,17 +577,6 @@ class MessageRepository(Protocol):
         """Write back the mutable fields (status, reason, attempts, times, provider ids)."""
         ...
 
-    def list(
-        self,
-        merchant_id: str | None,
-        customer_id: str | None = None,
-        statuses: Collection[str] | None = None,
-        after: str | None = None,
-        limit: int = 50,
-    ) -> list[Message]:
-        """Newest first; ``merchant_id`` None lists every merchant's (the operator's view)."""
-        ...
-
     def enabled_kinds(self, merchant_id: str) -> frozenset[TextKind]: ...
 
     def set_kind(self, merchant_id: str, kind: TextKind, enabled: bool, at: datetime) -> None: ...
@@ -603,6 +599,82 @@ class MessageRepository(Protocol):
 
     def last_texting_merchant(self, phone: str) -> str | None:
         """The merchant whose text to ``phone`` went out last (for HELP replies)."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str | None,
+        customer_id: str | None = None,
+        statuses: Collection[str] | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> list[Message]:
+        """Newest first; ``merchant_id`` None lists every merchant's (the operator's view)."""
+        ...
+
+
+class ScheduledPaymentRepository(Protocol):
+    def add(self, schedule: ScheduledPayment) -> None: ...
+
+    def get(
+        self, merchant_id: str, schedule_id: str, for_update: bool = False
+    ) -> ScheduledPayment | None:
+        """``for_update`` locks the row until the unit of work ends."""
+        ...
+
+    def get_for_run(self, schedule_id: str) -> ScheduledPayment | None:
+        """The schedule by id alone, locked (the worker knows no merchant)."""
+        ...
+
+    def save(self, schedule: ScheduledPayment) -> None: ...
+
+    def add_run(self, run: ScheduleRun) -> None:
+        """Raises ``Conflict`` when that (trigger, run number, attempt) exists."""
+        ...
+
+    def save_run(self, run: ScheduleRun) -> None: ...
+
+    def get_run(
+        self, schedule_id: str, trigger: RunTrigger, run_number: int, attempt: int
+    ) -> ScheduleRun | None: ...
+
+    def runs(self, schedule_id: str, limit: int = 20) -> list[ScheduleRun]:
+        """The most recent attempts first."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        customer_id: str | None = None,
+        status: ScheduleStatus | None = None,
+    ) -> list[ScheduledPayment]:
+        """Newest first."""
+        ...
+
+
+class ScheduleRequestRepository(Protocol):
+    def add(self, request: ScheduleRequest) -> None: ...
+
+    def get(
+        self, merchant_id: str, request_id: str, for_update: bool = False
+    ) -> ScheduleRequest | None: ...
+
+    def get_by_token(self, token: str, for_update: bool = False) -> ScheduleRequest | None: ...
+
+    def save(self, request: ScheduleRequest) -> None: ...
+
+    def list(
+        self, merchant_id: str, after: str | None = None, limit: int = 50
+    ) -> list[ScheduleRequest]:
+        """Newest first."""
+        ...
+
+    def add_form(self, nonce: str, request_id: str, issued_at: datetime) -> None: ...
+
+    def use_form(self, nonce: str, request_id: str, now: datetime, issued_after: datetime) -> bool:
+        """Spend an approval form token: true once, for an unused one issued after the time."""
         ...
 
 
@@ -629,6 +701,8 @@ class UnitOfWork(Protocol):
     api_usage: ApiUsageRepository
     messages: MessageRepository
     invoices: InvoiceRepository
+    scheduled_payments: ScheduledPaymentRepository
+    schedule_requests: ScheduleRequestRepository
 
 
 @attrs.frozen

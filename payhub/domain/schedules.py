@@ -37,6 +37,8 @@ import attrs
 
 from payhub.domain.addresses import Address
 from payhub.domain.errors import Conflict, FieldError
+from payhub.domain.invoices import InvoiceLine, Totals, price_line
+from payhub.domain.invoices import totals as invoice_totals
 from payhub.domain.money import Money
 from payhub.domain.payments import MethodType
 
@@ -169,24 +171,18 @@ class ScheduleLine:
         return self.unit_price.times(self.quantity)
 
 
-@attrs.frozen
-class Totals:
-    subtotal: Money
-    tax: Money
-    total: Money
+def priced(lines: Sequence[ScheduleLine], tax_percent: Decimal | None) -> list[InvoiceLine]:
+    """The lines as an invoice prices them (per-line tax, rounded half-up there)."""
+    percent = tax_percent or Decimal(0)
+    return [
+        price_line(x.description, x.quantity, x.unit_price, x.is_taxable, percent, x.product_id)
+        for x in lines
+    ]
 
 
 def totals(lines: Sequence[ScheduleLine], tax_percent: Decimal | None, currency: str) -> Totals:
-    """Subtotal, tax and total. Tax is computed per taxable line and rounded half-up there
-    (the one rounding rule), then summed."""
-    subtotal = Money.zero(currency)
-    tax = Money.zero(currency)
-    for line in lines:
-        amount = line.total
-        subtotal = subtotal + amount
-        if line.is_taxable and tax_percent:
-            tax = tax + amount.times(tax_percent / 100)
-    return Totals(subtotal, tax, subtotal + tax)
+    """Subtotal, tax and total, by the invoice's own line math."""
+    return invoice_totals(priced(lines, tax_percent), currency)
 
 
 # --- the schedule ----------------------------------------------------------------------------
@@ -225,6 +221,7 @@ class ScheduledPayment:
     manual_runs: int = 0  # run-now attempts so far (numbers their gateway keys)
     plan: int = 0  # bumped whenever the next attempt is re-planned; stale jobs see it
     last_failure: str | None = None
+    invoice_number: str | None = None  # runs pay this invoice (from a schedule request)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -289,6 +286,11 @@ class ScheduledPayment:
         if self.status is not ScheduleStatus.ACTIVE:
             raise self._refuse("run", "an Active one can be run now")
 
+    def complete(self, now: datetime) -> None:
+        """Nothing is left to charge (the invoice it pays is settled)."""
+        self.plan += 1
+        self._complete(now)
+
     def _complete(self, now: datetime) -> None:
         self.status = ScheduleStatus.COMPLETED
         self.next_run_at = None
@@ -351,7 +353,7 @@ class ScheduleRun:
     amount: Money
     outcome: RunOutcome = RunOutcome.PENDING
     transaction_id: str | None = None
-    invoice_id: str | None = None
+    invoice_number: str | None = None  # the run's own invoice, or the schedule's
     failure: str | None = None
     finished_at: datetime | None = None
 

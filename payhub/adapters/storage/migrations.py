@@ -547,6 +547,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             manual_runs INTEGER NOT NULL,
             plan_version INTEGER NOT NULL,
             last_failure TEXT,
+            invoice_number TEXT,
             created_at {ts} NOT NULL,
             updated_at {ts} NOT NULL
         );
@@ -566,7 +567,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             amount {money} NOT NULL,
             outcome TEXT NOT NULL,
             transaction_id TEXT,
-            invoice_id TEXT,
+            invoice_number TEXT,
             failure TEXT,
             finished_at {ts},
             UNIQUE (schedule_id, run_trigger, run_number, attempt)

@@ -612,3 +612,7 @@ class SqlUnitOfWork:
         from payhub.adapters.storage import sql_messages as msg
 
         self.messages: ports.MessageRepository = msg.SqlMessages(db)
+        from payhub.adapters.storage import sql_schedules as sch
+
+        self.scheduled_payments: ports.ScheduledPaymentRepository = sch.SqlScheduledPayments(db)
+        self.schedule_requests: ports.ScheduleRequestRepository = sch.SqlScheduleRequests(db)

@@ -1,0 +1,643 @@
+"""Scheduled payments of one merchant, and the worker step that charges their due runs.
+
+A schedule charges a saved payment method of one customer. Every change that moves the next
+attempt (create, a run's outcome, pause, resume, cancel) bumps the schedule's ``plan`` and, in
+the same unit of work, enqueues one job for the new plan (and a reminder 24 h before a run).
+A job whose plan is stale does nothing, so leasing (exactly once per job) plus the plan check
+under a row lock take each run exactly once, with any number of workers.
+
+A run is three steps, like every charge: record the attempt (``Pending``) with a gateway key
+derived from schedule id, run number and attempt; charge outside any transaction; record the
+outcome. A crash in between is settled on restart by charging under the same key again: the
+ledger (or the gateway) answers with the first charge, never a second one.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import attrs
+
+from payhub.domain.accounts import Merchant, zone_of
+from payhub.domain.addresses import Address, clean_address
+from payhub.domain.customers import Customer, StoredPaymentMethod
+from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.fields import clean_text, raise_if_any
+from payhub.domain.gateways import gateway
+from payhub.domain.invoices import LineInput, clean_lines, clean_tax_percent
+from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.payments import (
+    GatewayError,
+    GatewayTimeout,
+    PaymentSource,
+    TxStatus,
+)
+from payhub.domain.schedules import (
+    DESCRIPTION_MAX,
+    REMINDER_BEFORE,
+    Cadence,
+    RunOutcome,
+    RunTrigger,
+    ScheduledPayment,
+    ScheduleKind,
+    ScheduleLine,
+    ScheduleRun,
+    ScheduleStatus,
+    anchor_of,
+    check_plan,
+    run_gateway_key,
+)
+from payhub.ports import Gateway, Job, UnitOfWork
+from payhub.services import notices
+from payhub.services.auth import Caller
+from payhub.services.deps import Deps
+from payhub.services.merchants import find_merchant
+from payhub.services.paging import Page, check_cursor, check_limit, page_of
+from payhub.services.payments import Payments, TransactionView
+from payhub.services.schedule_invoices import invoice_for_run, open_invoice, record_run_payment
+
+QUEUE = "scheduled-payments"
+RECENT_RUNS = 20
+
+
+@attrs.frozen
+class Charge:
+    """What a schedule (or a request) charges: a flat amount or lines with tax, unchecked."""
+
+    currency: str = "USD"
+    amount: Decimal | None = None
+    line_items: list[LineInput] | None = None
+    tax_rate_id: str | None = None
+    tax_rate_percent: Decimal | None = None
+
+
+@attrs.frozen
+class Timing:
+    """When: the first run (an instant), an optional cadence (none: one-time), end date and
+    maximum number of charges."""
+
+    start_at: datetime
+    cadence: str | None = None
+    end_date: date | None = None
+    max_charges: int | None = None
+
+
+@attrs.frozen
+class ScheduleInput:
+    customer_id: str
+    payment_method_id: str
+    timing: Timing
+    charge: Charge
+    bill_to: Address | None = None
+    ship_to: Address | None = None
+    description: str | None = None
+
+
+@attrs.frozen
+class ScheduleView:
+    schedule: ScheduledPayment
+    runs: list[ScheduleRun]
+
+
+@attrs.frozen
+class CheckedCharge:
+    currency: str
+    amount: Money | None
+    lines: list[ScheduleLine]
+    tax_rate_id: str | None
+    tax_percent: Decimal | None
+
+
+@attrs.frozen
+class CheckedTiming:
+    kind: ScheduleKind
+    cadence: Cadence | None
+    first_run: datetime
+    end_date: date | None
+    max_charges: int | None
+
+
+# --- checks shared with schedule requests --------------------------------------------------------
+
+
+def parse_cadence(value: str | None, errors: list[FieldError]) -> Cadence | None:
+    if value is None:
+        return None
+    try:
+        return Cadence(value)
+    except ValueError:
+        errors.append(FieldError("cadence", "must be Daily, Weekly, Monthly or Yearly"))
+        return None
+
+
+def check_timing(
+    given: Timing, now: datetime, merchant: Merchant, errors: list[FieldError]
+) -> CheckedTiming:
+    cadence = parse_cadence(given.cadence, errors)
+    kind = ScheduleKind.ONE_TIME if given.cadence is None else ScheduleKind.RECURRING
+    first = given.start_at
+    if first.tzinfo is None:
+        errors.append(FieldError("startAtUtc", "must carry a time zone offset (e.g. Z)"))
+        first = first.replace(tzinfo=now.tzinfo)
+    first = first.astimezone(now.tzinfo).replace(microsecond=0)
+    check_plan(
+        kind, cadence, first, given.end_date, given.max_charges, now, zone_of(merchant), errors
+    )
+    return CheckedTiming(kind, cadence, first, given.end_date, given.max_charges)
+
+
+def check_charge(given: Charge, errors: list[FieldError]) -> CheckedCharge:
+    """A flat, tax-free ``amount`` or ``lineItems`` with an optional tax rate, never both."""
+    currency = (given.currency or "").strip().upper()
+    try:
+        minor_unit_exponent(currency)
+    except ValidationError as e:
+        errors.extend(e.fields)
+        currency = "USD"
+    lines: list[ScheduleLine] = []
+    amount: Money | None = None
+    percent: Decimal | None = None
+    if (given.amount is None) == (given.line_items is None):
+        errors.append(FieldError("amount", "send either amount or lineItems"))
+    elif given.amount is not None:
+        if given.tax_rate_id is not None or given.tax_rate_percent is not None:
+            errors.append(FieldError("amount", "is tax-free: send lineItems to charge tax"))
+        try:
+            amount = Money.of(given.amount, currency).require_positive("amount")
+        except ValidationError as e:
+            errors.extend(e.fields)
+    else:
+        if given.tax_rate_id is not None and given.tax_rate_percent is not None:
+            errors.append(FieldError("taxRatePercent", "send taxRateId or taxRatePercent"))
+        if given.tax_rate_percent is not None:
+            percent = clean_tax_percent(given.tax_rate_percent, errors)
+        priced = clean_lines(given.line_items or [], currency, percent or Decimal(0), errors)
+        lines = [
+            ScheduleLine(x.description, x.quantity, x.unit_price, x.is_taxable, x.product_id)
+            for x in priced
+        ]
+        total = sum((x.amount.amount + x.tax.amount for x in priced), Decimal(0))
+        if priced and total <= 0:
+            errors.append(FieldError("lineItems", "must add up to more than zero"))
+    return CheckedCharge(currency, amount, lines, given.tax_rate_id, percent)
+
+
+def resolve_catalog(uow: UnitOfWork, merchant_id: str, charge: CheckedCharge) -> CheckedCharge:
+    """Each ``productId`` must be the merchant's (400); a ``taxRateId`` an active rate of the
+    merchant, whose percentage is copied now."""
+    errors: list[FieldError] = []
+    for i, line in enumerate(charge.lines):
+        if line.product_id is not None and uow.products.get(merchant_id, line.product_id) is None:
+            errors.append(
+                FieldError(f"lineItems[{i}].productId", "is not a product of this merchant")
+            )
+    percent = charge.tax_percent
+    if charge.tax_rate_id is not None:
+        rate = uow.tax_rates.get(merchant_id, charge.tax_rate_id)
+        if rate is None or not rate.active:
+            errors.append(FieldError("taxRateId", "is not an active tax rate of this merchant"))
+        else:
+            percent = rate.percent
+    raise_if_any(errors)
+    return attrs.evolve(charge, tax_percent=percent)
+
+
+def check_addresses(
+    bill_to: Address | None, ship_to: Address | None, errors: list[FieldError]
+) -> tuple[Address | None, Address | None]:
+    return clean_address(bill_to, "billToAddress", errors), clean_address(
+        ship_to, "shipToAddress", errors
+    )
+
+
+def plan_next(uow: UnitOfWork, deps: Deps, schedule: ScheduledPayment) -> None:
+    """Enqueue the job for the schedule's current plan, and its reminder when there is time."""
+    if schedule.status is not ScheduleStatus.ACTIVE or schedule.next_run_at is None:
+        return
+    payload: dict[str, Any] = {"scheduleId": schedule.id, "plan": schedule.plan}
+    uow.jobs.enqueue(
+        Job(
+            f"{schedule.id}:p{schedule.plan}",
+            QUEUE,
+            {**payload, "do": "run"},
+            schedule.next_run_at,
+            0,
+        )
+    )
+    remind_at = schedule.next_run_at - REMINDER_BEFORE
+    if schedule.failures == 0 and schedule.next_attempt == 1 and remind_at > deps.clock.now():
+        uow.jobs.enqueue(
+            Job(
+                f"{schedule.id}:p{schedule.plan}:remind",
+                QUEUE,
+                {**payload, "do": "remind"},
+                remind_at,
+                0,
+            )
+        )
+
+
+def caller_for(uow: UnitOfWork, merchant: Merchant, who: str) -> Caller:
+    """Background and public-page work acts for the merchant's provider, named in the ledger."""
+    provider = uow.providers.get(merchant.provider_id)
+    if provider is None:
+        raise NotFound(f"no provider '{merchant.provider_id}'")
+    return Caller(provider.id, provider.environment, who)
+
+
+def usable_method(
+    uow: UnitOfWork, merchant_id: str, customer_id: str, method_id: str, field: str
+) -> StoredPaymentMethod:
+    method = uow.payment_methods.get(merchant_id, customer_id, method_id)
+    if method is None:
+        raise ValidationError.for_field(
+            field, "is not a saved payment method of this customer (or it was removed)"
+        )
+    return method
+
+
+def new_schedule(
+    deps: Deps,
+    merchant: Merchant,
+    customer: Customer,
+    method: StoredPaymentMethod,
+    timing: CheckedTiming,
+    charge: CheckedCharge,
+    bill_to: Address | None,
+    ship_to: Address | None,
+    description: str | None,
+) -> ScheduledPayment:
+    now = deps.clock.now()
+    zone = zone_of(merchant)
+    return ScheduledPayment(
+        id=deps.new_id("sch"),
+        merchant_id=merchant.id,
+        customer_id=customer.id,
+        payment_method_id=method.id,
+        gateway=method.gateway,
+        method_type=method.method_type,
+        kind=timing.kind,
+        cadence=timing.cadence,
+        anchor_local=anchor_of(timing.first_run, zone),
+        time_zone=zone.key,
+        end_date=timing.end_date,
+        max_charges=timing.max_charges,
+        currency=charge.currency,
+        amount=charge.amount,
+        lines=charge.lines,
+        tax_rate_id=charge.tax_rate_id,
+        tax_percent=charge.tax_percent,
+        bill_to=bill_to,
+        ship_to=ship_to,
+        description=description,
+        status=ScheduleStatus.ACTIVE,
+        created_at=now,
+        updated_at=now,
+        next_run_at=timing.first_run,
+    )
+
+
+# --- the merchant's API --------------------------------------------------------------------------
+
+
+class ScheduledPayments:
+    def __init__(
+        self, deps: Deps, caller: Caller, reference: str, gateways: dict[str, Gateway]
+    ) -> None:
+        self._d = deps
+        self._caller = caller
+        self._reference = reference
+        self._gateways = gateways
+
+    def _get(self, uow: UnitOfWork, schedule_id: str, lock: bool = False) -> ScheduledPayment:
+        merchant = find_merchant(uow, self._caller, self._reference)
+        schedule = uow.scheduled_payments.get(merchant.id, schedule_id, for_update=lock)
+        if schedule is None:
+            raise NotFound(f"no scheduled payment '{schedule_id}' for this merchant")
+        return schedule
+
+    def create(self, given: ScheduleInput) -> ScheduleView:
+        errors: list[FieldError] = []
+        charge = check_charge(given.charge, errors)
+        bill_to, ship_to = check_addresses(given.bill_to, given.ship_to, errors)
+        description = clean_text(given.description, "description", DESCRIPTION_MAX, errors)
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            timing = check_timing(given.timing, now, merchant, errors)
+            raise_if_any(errors)
+            customer = uow.customers.get(merchant.id, given.customer_id)
+            if customer is None:
+                raise NotFound(f"no customer '{given.customer_id}' for this merchant")
+            method = usable_method(
+                uow, merchant.id, customer.id, given.payment_method_id, "paymentMethodId"
+            )
+            Payments.check_method(
+                gateway(method.gateway, self._caller.environment), method.method_type, True
+            )
+            charge = resolve_catalog(uow, merchant.id, charge)
+            schedule = new_schedule(
+                self._d, merchant, customer, method, timing, charge, bill_to, ship_to, description
+            )
+            uow.scheduled_payments.add(schedule)
+            plan_next(uow, self._d, schedule)
+            return ScheduleView(schedule, [])
+
+    def get(self, schedule_id: str) -> ScheduleView:
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            schedule = self._get(uow, schedule_id)
+            return ScheduleView(schedule, uow.scheduled_payments.runs(schedule.id, RECENT_RUNS))
+
+    def list(
+        self,
+        after: str | None = None,
+        limit: int = 50,
+        customer_id: str | None = None,
+        status: str | None = None,
+    ) -> Page[ScheduledPayment]:
+        """Newest first; optionally one customer's, or those in one state."""
+        check_limit(limit)
+        wanted: ScheduleStatus | None = None
+        if status is not None:
+            try:
+                wanted = ScheduleStatus(status)
+            except ValueError:
+                names = ", ".join(s.value for s in ScheduleStatus)
+                raise ValidationError.for_field("status", f"must be one of {names}") from None
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            rows = uow.scheduled_payments.list(merchant.id, after, limit + 1, customer_id, wanted)
+            if after is not None and not rows:
+                check_cursor(uow.scheduled_payments.get(merchant.id, after) is not None)
+        return page_of(rows, limit, lambda s: s.id)
+
+    def _move(self, schedule_id: str, move: str) -> ScheduleView:
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            schedule = self._get(uow, schedule_id, lock=True)
+            getattr(schedule, move)(now)
+            uow.scheduled_payments.save(schedule)
+            plan_next(uow, self._d, schedule)
+            return ScheduleView(schedule, uow.scheduled_payments.runs(schedule.id, RECENT_RUNS))
+
+    def pause(self, schedule_id: str) -> ScheduleView:
+        return self._move(schedule_id, "pause")
+
+    def resume(self, schedule_id: str) -> ScheduleView:
+        return self._move(schedule_id, "resume")
+
+    def cancel(self, schedule_id: str) -> ScheduleView:
+        return self._move(schedule_id, "cancel")
+
+    def run_now(self, schedule_id: str) -> tuple[ScheduleRun, TransactionView | None]:
+        """An immediate, out-of-band charge of an Active schedule. It changes nothing else: no
+        state, no next run, no failure count, and it does not count towards ``maxCharges``. A
+        decline is recorded on the run and raised (402)."""
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            schedule = self._get(uow, schedule_id, lock=True)
+            schedule.check_run_now()
+            schedule.manual_runs += 1
+            schedule.updated_at = now
+            uow.scheduled_payments.save(schedule)
+            run = start_run(uow, self._d, schedule, RunTrigger.RUN_NOW, schedule.manual_runs, 1)
+        return Runner(self._d, self._gateways).charge_run(schedule, run, raise_errors=True)
+
+
+# --- runs ----------------------------------------------------------------------------------------
+
+
+def start_run(
+    uow: UnitOfWork,
+    deps: Deps,
+    schedule: ScheduledPayment,
+    trigger: RunTrigger,
+    number: int,
+    attempt: int,
+) -> ScheduleRun:
+    """The attempt's row (``Pending``), made once: a restart finds it and reuses its key.
+    An itemised schedule's invoice for the run is made here too, in the same transaction."""
+    found = uow.scheduled_payments.get_run(schedule.id, trigger, number, attempt)
+    if found is not None:
+        return found
+    now = deps.clock.now()
+    amount = schedule.charge_amount()
+    invoice_number = schedule.invoice_number
+    if invoice_number is not None:
+        invoice = open_invoice(uow, schedule.merchant_id, invoice_number)
+        if invoice is None:
+            raise Conflict(f"invoice {invoice_number} has nothing left to pay")
+        amount = min(amount, invoice.amount_due)  # installments never overpay
+    elif schedule.itemized:
+        invoice_number = invoice_for_run(uow, deps, schedule, trigger, number)
+    run = ScheduleRun(
+        id=deps.new_id("srun"),
+        schedule_id=schedule.id,
+        merchant_id=schedule.merchant_id,
+        trigger=trigger,
+        run_number=number,
+        attempt=attempt,
+        scheduled_for=schedule.next_run_at
+        if trigger is RunTrigger.SCHEDULED and schedule.next_run_at
+        else now,
+        started_at=now,
+        gateway_key=run_gateway_key(schedule.id, trigger, number, attempt),
+        amount=amount,
+        invoice_number=invoice_number,
+    )
+    uow.scheduled_payments.add_run(run)
+    return run
+
+
+class Runner:
+    """The worker's side: take a due run, charge it, record what happened."""
+
+    def __init__(self, deps: Deps, gateways: dict[str, Gateway]) -> None:
+        self._d = deps
+        self._gateways = gateways
+
+    def handle(self, job: Job) -> None:
+        """The job handler for ``QUEUE``: a run or a reminder of one plan of a schedule."""
+        schedule_id = str(job.payload["scheduleId"])
+        plan = int(job.payload["plan"])
+        if job.payload.get("do") == "remind":
+            self.remind(schedule_id, plan)
+        else:
+            self.run_due(schedule_id, plan)
+
+    def remind(self, schedule_id: str, plan: int) -> None:
+        with self._d.store.unit_of_work() as uow:
+            schedule = uow.scheduled_payments.get_for_run(schedule_id)
+            if schedule is None or schedule.plan != plan or schedule.next_run_at is None:
+                return
+            if schedule.status is not ScheduleStatus.ACTIVE:
+                return
+            merchant = uow.merchants.get(schedule.merchant_id)
+            assert merchant is not None
+            notices.scheduled_payment_upcoming(
+                uow,
+                self._d,
+                merchant=merchant,
+                customer_id=schedule.customer_id,
+                schedule_id=schedule.id,
+                amount=schedule.charge_amount(),
+                run_at=schedule.next_run_at,
+            )
+
+    def run_due(self, schedule_id: str, plan: int) -> ScheduleRun | None:
+        """Charge the schedule's due attempt if ``plan`` is still its plan; else nothing."""
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            schedule = uow.scheduled_payments.get_for_run(schedule_id)
+            if (
+                schedule is None
+                or schedule.plan != plan
+                or schedule.status is not ScheduleStatus.ACTIVE
+                or schedule.next_run_at is None
+                or schedule.next_run_at > now
+            ):
+                return None
+            if schedule.invoice_number is not None and (
+                open_invoice(uow, schedule.merchant_id, schedule.invoice_number) is None
+            ):
+                schedule.complete(now)  # the invoice it pays is settled (or void)
+                uow.scheduled_payments.save(schedule)
+                return None
+            run = start_run(
+                uow,
+                self._d,
+                schedule,
+                RunTrigger.SCHEDULED,
+                schedule.next_run_number,
+                schedule.next_attempt,
+            )
+        if run.outcome is not RunOutcome.PENDING:
+            return run  # recorded by an earlier lease of this job
+        run, _ = self.charge_run(schedule, run)
+        return run
+
+    def charge_run(
+        self, schedule: ScheduledPayment, run: ScheduleRun, raise_errors: bool = False
+    ) -> tuple[ScheduleRun, TransactionView | None]:
+        """Charge the saved method under the run's key and record the outcome. A timeout is
+        raised (the job is retried and settles the same charge); other failures are recorded."""
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = uow.merchants.get(schedule.merchant_id)
+            assert merchant is not None
+            caller = caller_for(uow, merchant, f"schedule:{schedule.id}")
+            method = uow.payment_methods.get(
+                schedule.merchant_id, schedule.customer_id, schedule.payment_method_id
+            )
+        view: TransactionView | None = None
+        error: GatewayError | None = None
+        failure: str | None = None
+        if method is None:
+            failure = "the saved payment method was removed"
+        else:
+            payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
+            try:
+                view = payments.charge_source(
+                    gateway_name=schedule.gateway,
+                    amount=run.amount,
+                    source=PaymentSource(
+                        method.method_type,
+                        saved_method_ref=method.method_ref,
+                        gateway_customer_ref=method.gateway_customer_ref,
+                    ),
+                    capture=True,
+                    gateway_key=run.gateway_key,
+                    customer_id=schedule.customer_id,
+                    payment_method_id=method.id,
+                    description=schedule.description or f"Scheduled payment {schedule.id}",
+                )
+            except GatewayTimeout:
+                raise
+            except GatewayError as e:
+                error = e
+                failure = e.gateway_message or e.detail
+            if view is not None:
+                status = view.transaction.status
+                if status is TxStatus.UNKNOWN or status is TxStatus.PENDING:
+                    raise GatewayTimeout(
+                        "the gateway's answer was lost; the run is retried under the same key"
+                    )
+                if status is TxStatus.FAILED:
+                    failure = view.transaction.failure_message or "declined"
+        tx_id = view.transaction.id if view else (error.transaction_id if error else None)
+        recorded = self._record(schedule.id, run, view, tx_id, failure)
+        if failure is not None and raise_errors:
+            if error is not None:
+                raise error
+            raise ValidationError.for_field("paymentMethodId", failure)
+        return recorded, view
+
+    def _record(
+        self,
+        schedule_id: str,
+        run: ScheduleRun,
+        view: TransactionView | None,
+        tx_id: str | None,
+        failure: str | None,
+    ) -> ScheduleRun:
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            schedule = uow.scheduled_payments.get_for_run(schedule_id)
+            assert schedule is not None
+            current = uow.scheduled_payments.get_run(
+                schedule_id, run.trigger, run.run_number, run.attempt
+            )
+            if current is None or current.outcome is not RunOutcome.PENDING:
+                return current or run  # another worker recorded it first
+            done = attrs.evolve(
+                current,
+                outcome=RunOutcome.FAILED if failure else RunOutcome.SUCCEEDED,
+                transaction_id=tx_id,
+                failure=failure,
+                finished_at=now,
+            )
+            uow.scheduled_payments.save_run(done)
+            if done.invoice_number is not None and view is not None and failure is None:
+                record_run_payment(uow, self._d, schedule, done, view.transaction)
+            if run.trigger is RunTrigger.RUN_NOW:
+                return done
+            self._advance(uow, schedule, done, now)
+            return done
+
+    def _advance(
+        self, uow: UnitOfWork, schedule: ScheduledPayment, run: ScheduleRun, now: datetime
+    ) -> None:
+        on_plan = (
+            schedule.status is ScheduleStatus.ACTIVE
+            and schedule.next_run_number == run.run_number
+            and schedule.next_attempt == run.attempt
+        )
+        if run.outcome is RunOutcome.SUCCEEDED:
+            if on_plan:
+                schedule.succeeded(now)
+            elif schedule.next_run_number == run.run_number:
+                # Paused or cancelled while the charge was in flight: it still counts.
+                schedule.charges += 1
+                schedule.failures = 0
+                schedule.next_run_number += 1
+                schedule.next_attempt = 1
+                schedule.updated_at = now
+        elif on_plan:
+            schedule.failed(now, run.failure or "failed")
+            merchant = uow.merchants.get(schedule.merchant_id)
+            assert merchant is not None
+            notices.scheduled_payment_failed(
+                uow,
+                self._d,
+                merchant=merchant,
+                customer_id=schedule.customer_id,
+                schedule_id=schedule.id,
+                amount=run.amount,
+                failures=schedule.failures,
+                next_attempt_at=schedule.next_run_at,
+            )
+        else:
+            return
+        uow.scheduled_payments.save(schedule)
+        plan_next(uow, self._d, schedule)
