@@ -16,12 +16,14 @@ from payhub.hub import PayHub
 from payhub_server.cardguard import CardGuard
 from payhub_server.deps import DEPENDENCIES, PUBLIC
 from payhub_server.encoding import JsonResponse
+from payhub_server.pages.routes import PAGE_HANDLERS
 from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework
 from payhub_server.reference import ReferenceController, reference_assets
 from payhub_server.requestlog import RequestLog
 from payhub_server.routes.categories import CategoryController
 from payhub_server.routes.customers import CustomerController
 from payhub_server.routes.gateways import GatewayController
+from payhub_server.routes.invoices import InvoiceController
 from payhub_server.routes.links import ShortLinkController
 from payhub_server.routes.locations import LocationController
 from payhub_server.routes.merchants import MerchantController
@@ -88,6 +90,7 @@ def create_app(hub: PayHub) -> Litestar:
             Tag(name="Product categories"),
             Tag(name="Tax rates"),
             Tag(name="Locations"),
+            Tag(name="Invoices"),
             Tag(name="Short links"),
         ],
     )
@@ -103,8 +106,10 @@ def create_app(hub: PayHub) -> Litestar:
             CategoryController,
             TaxRateController,
             LocationController,
+            InvoiceController,
             ShortLinkController,
             hosted_fields_script,
+            *PAGE_HANDLERS,
             ReferenceController,
             reference_assets(),
         ],

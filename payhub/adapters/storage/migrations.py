@@ -442,14 +442,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE TABLE invoice_payments (
             id TEXT PRIMARY KEY,
             invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            position INTEGER NOT NULL,
             transaction_id TEXT NOT NULL UNIQUE,
             amount {money} NOT NULL,
             method_type TEXT NOT NULL,
             status TEXT NOT NULL,
             source TEXT NOT NULL,
-            created_at {ts} NOT NULL
+            created_at {ts} NOT NULL,
+            UNIQUE (invoice_id, position)
         );
-        CREATE INDEX invoice_payments_invoice ON invoice_payments(invoice_id, created_at, id);
         CREATE TABLE invoice_settings (
             merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
             number_format TEXT,

@@ -197,7 +197,7 @@ class SqlInvoices(_Repo):
 
     def _payments(self, invoice_id: str, currency: str) -> list[InvoicePayment]:
         rows = self.db.query(
-            "SELECT * FROM invoice_payments WHERE invoice_id = :i ORDER BY created_at, id",
+            "SELECT * FROM invoice_payments WHERE invoice_id = :i ORDER BY position",
             {"i": invoice_id},
         )
         return [self._payment(r, currency) for r in rows]
@@ -271,9 +271,11 @@ class SqlInvoices(_Repo):
     def add_payment(self, payment: InvoicePayment) -> None:
         try:
             self.db.execute(
-                "INSERT INTO invoice_payments (id, invoice_id, transaction_id, amount,"
-                " method_type, status, source, created_at) VALUES (:id, :i, :tx, :a, :mt, :s,"
-                " :src, :at)",
+                # The invoice row is locked by the caller, so positions never collide.
+                "INSERT INTO invoice_payments (id, invoice_id, position, transaction_id, amount,"
+                " method_type, status, source, created_at) VALUES (:id, :i, (SELECT"
+                " COALESCE(MAX(position), 0) + 1 FROM invoice_payments WHERE invoice_id = :i),"
+                " :tx, :a, :mt, :s, :src, :at)",
                 {
                     "id": payment.id,
                     "i": payment.invoice_id,

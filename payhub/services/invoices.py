@@ -1,0 +1,835 @@
+"""Invoices of one merchant, their numbers and settings, and the public pay page.
+
+``Invoices`` (merchant-scoped, ``hub.provider(caller).merchant(ref).invoices``): create,
+get, list, send, void, embed, and the portal's settings (number format, embed origins).
+``PayPages`` (public, ``hub.pay_pages``): view an invoice by its pay token, pay it, and
+record SMS consent after a payment.
+
+Paying is reserve, call, confirm (like ``payments.py``): a unit of work locks the invoice,
+checks the rules and *reserves* the amount for one attempt; the gateway is called outside
+any transaction through ``Payments.charge_source`` with a gateway key derived from the
+attempt id (a retried attempt never charges twice); a second unit of work records the
+payment and releases the reservation. While a reservation stands, another attempt gets 409,
+so two tabs or a double click can never pay twice. A declined or failed charge releases the
+reservation and changes nothing else; a timed-out one keeps it until the same attempt is
+retried (the gateway then answers for the original charge) or it goes stale (see
+``RESERVATION_STALE_AFTER``).
+
+For other services (scheduled payments), usable inside an open unit of work:
+
+``issue_invoice(uow, deps, merchant, given, *, status=InvoiceStatus.DRAFT) -> Invoice``
+    Check ``given`` (an ``InvoiceInput``) against every creation rule, number the invoice
+    and store it. Raises ``ValidationError`` (400) and ``Conflict`` (409) as ``create``.
+
+``record_invoice_payment(uow, deps, merchant, invoice, tx, *, source) -> InvoicePayment``
+    Append a successful transaction (Captured, Submitted or Authorized) as a payment of
+    ``invoice`` (loaded with ``for_update=True``), update amountPaid/status (Paid when
+    nothing is due) and queue the receipt notice. Idempotent per transaction.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+
+import attrs
+
+from payhub.domain.accounts import Merchant, zone_of
+from payhub.domain.addresses import Address, clean_address
+from payhub.domain.consent import ConsentRecord, ConsentSource, ConsentState, give_or_withdraw
+from payhub.domain.embedding import (
+    change_origins,
+    iframe_html,
+    origin_of,
+    resize_script_html,
+)
+from payhub.domain.environments import Environment
+from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.fields import clean_text, raise_if_any
+from payhub.domain.gateways import GatewayInfo, gateway
+from payhub.domain.invoices import (
+    AllowedMethods,
+    Invoice,
+    InvoicePayment,
+    InvoiceStatus,
+    LineInput,
+    PartialPaymentMode,
+    PaymentOptions,
+    PaymentSourceKind,
+    apply_payment,
+    check_embed,
+    check_payment,
+    check_terms,
+    check_total,
+    clean_lines,
+    clean_tax_percent,
+    copy_percent,
+    mark_sent,
+    mark_void,
+    payment_options,
+    release,
+    reserve,
+    totals,
+)
+from payhub.domain.locations import effective_tax_rate_id
+from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.numbering import (
+    check_starting_number,
+    default_number,
+    is_invoice_number,
+    parse_format,
+    render,
+)
+from payhub.domain.payments import (
+    GatewayTimeout,
+    MethodType,
+    PaymentSource,
+    Transaction,
+    TxStatus,
+)
+from payhub.ports import Gateway, InvoiceSettings, UnitOfWork
+from payhub.services import notices
+from payhub.services.auth import Caller
+from payhub.services.deps import Deps
+from payhub.services.locations import pick_location
+from payhub.services.merchants import find_merchant
+from payhub.services.paging import Page, check_cursor, check_limit, page_of
+from payhub.services.payments import Payments
+
+PAY_TOKEN_BYTES = 24  # 192 bits
+PLATFORM_SEQUENCE = "invoice-number"
+NUMBER_ATTEMPTS = 1000
+MEMO_MAX = 500
+ATTEMPT_ID_MAX = 100
+RESERVATION_STALE_AFTER = timedelta(minutes=15)
+_SUCCEEDED = {TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.AUTHORIZED}
+
+
+@attrs.frozen
+class InvoiceInput:
+    """A new invoice as sent (unchecked)."""
+
+    line_items: list[LineInput]
+    gateway: str
+    customer_id: str | None = None
+    currency: str = "USD"
+    tax_rate_id: str | None = None
+    tax_rate_percent: Decimal | None = None
+    due_date: date | None = None
+    allowed_payment_methods: AllowedMethods = AllowedMethods.BOTH
+    partial_payment_mode: PartialPaymentMode = PartialPaymentMode.DISABLED
+    required_deposit_amount: Decimal | None = None
+    authorize_only: bool = False
+    bill_to_address: Address | None = None
+    ship_to_address: Address | None = None
+    location_id: str | None = None
+    description: str | None = None
+
+
+@attrs.frozen
+class SendResult:
+    invoice: Invoice
+    pay_url: str
+    email_queued: bool
+
+
+@attrs.frozen
+class EmbedResult:
+    embed_url: str
+    iframe_html: str
+    resize_script_html: str
+    allowed_origins: tuple[str, ...]
+
+
+@attrs.frozen
+class NumberingSettings:
+    """What the portal shows: the format in use (``None``: the default ``INV-`` numbers)."""
+
+    number_format: str | None
+    starting_number: int
+    example: str
+
+
+# --- URLs --------------------------------------------------------------------------------
+
+
+def pay_url(deps: Deps, token: str) -> str:
+    return deps.page_url(f"/pay/{token}")
+
+
+def embed_url(deps: Deps, token: str) -> str:
+    return deps.page_url(f"/embed/{token}")
+
+
+def receipt_url(deps: Deps, token: str) -> str:
+    return deps.page_url(f"/pay/{token}/receipt")
+
+
+def _new_token(deps: Deps) -> str:
+    raw = deps.randomness.token_bytes(PAY_TOKEN_BYTES)
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+# --- creation ------------------------------------------------------------------------------
+
+
+def _environment(uow: UnitOfWork, merchant: Merchant) -> Environment:
+    provider = uow.providers.get(merchant.provider_id)
+    if provider is None:  # pragma: no cover - a merchant always has its provider
+        raise NotFound("the merchant's provider is gone")
+    return provider.environment
+
+
+def _gateway_info(name: str, environment: Environment) -> GatewayInfo:
+    try:
+        return gateway(name, environment)
+    except NotFound:
+        raise ValidationError.for_field(
+            "gateway", f"'{name}' is not a supported gateway; GET /api/gateways lists them"
+        ) from None
+
+
+def _tax_percent(
+    uow: UnitOfWork,
+    merchant: Merchant,
+    given: InvoiceInput,
+    location_id: str | None,
+    errors: list[FieldError],
+) -> tuple[Decimal, str | None]:
+    """The invoice percent and the named rate it was copied from (location rule 5)."""
+    if given.tax_rate_id is not None and given.tax_rate_percent is not None:
+        errors.append(FieldError("taxRateId", "send taxRateId or taxRatePercent, not both"))
+        return Decimal(0), None
+    if given.tax_rate_id is not None:
+        rate = uow.tax_rates.get(merchant.id, given.tax_rate_id)
+        if rate is None or not rate.active:
+            errors.append(FieldError("taxRateId", "is not an active tax rate of this merchant"))
+            return Decimal(0), None
+        return copy_percent(rate.percent), rate.id
+    percent = Decimal(0)
+    if given.tax_rate_percent is not None:
+        percent = clean_tax_percent(given.tax_rate_percent, errors)
+        if percent != 0:
+            return percent, None
+    if location_id is not None:  # neither a rate nor a non-zero percent: the location's rate
+        location = uow.locations.get(merchant.id, location_id)
+        if location is not None and location.tax_rate_id is not None:
+            active = uow.tax_rates.active_ids(merchant.id, {location.tax_rate_id})
+            rate_id = effective_tax_rate_id(location.tax_rate_id, None, active)
+            rate = uow.tax_rates.get(merchant.id, rate_id) if rate_id else None
+            if rate is not None:
+                return copy_percent(rate.percent), rate.id
+    return percent, None
+
+
+def _assign_number(
+    uow: UnitOfWork,
+    merchant: Merchant,
+    settings: InvoiceSettings,
+    location_id: str | None,
+    now: datetime,
+) -> str:
+    """The next free number: the platform sequence (default) or the merchant's counter. A
+    number already taken (after a format or start change) is skipped, never reused."""
+    if settings.number_format is None:
+        for _ in range(NUMBER_ATTEMPTS):
+            number = default_number(uow.sequences.next_value(PLATFORM_SEQUENCE))
+            if not uow.invoices.number_taken(merchant.id, number):
+                return number
+    else:
+        fmt = parse_format(settings.number_format)
+        code = None
+        if location_id is not None:
+            location = uow.locations.get(merchant.id, location_id)
+            code = location.short_code if location else None
+        local = now.astimezone(zone_of(merchant))
+        sequence = f"invoice-number:{merchant.id}:{settings.generation}"
+        for _ in range(NUMBER_ATTEMPTS):
+            value = uow.sequences.next_value(sequence, settings.starting_number)
+            number = render(fmt, value, local, code)
+            if not uow.invoices.number_taken(merchant.id, number):
+                return number
+    raise Conflict("no free invoice number was found; choose another format or starting number")
+
+
+def issue_invoice(
+    uow: UnitOfWork,
+    deps: Deps,
+    merchant: Merchant,
+    given: InvoiceInput,
+    *,
+    status: InvoiceStatus = InvoiceStatus.DRAFT,
+) -> Invoice:
+    """Check, number and store a new invoice of ``merchant`` (see the module docstring)."""
+    errors: list[FieldError] = []
+    currency = (given.currency or "").strip().upper()
+    try:
+        minor_unit_exponent(currency)
+    except ValidationError as e:
+        errors.extend(e.fields)
+        raise_if_any(errors)
+    environment = _environment(uow, merchant)
+    info = _gateway_info(given.gateway, environment)
+    stored = uow.credentials.get(merchant.id, info.name)
+    if stored is None or not stored.enabled:
+        errors.append(
+            FieldError(
+                "gateway",
+                f"the merchant's {info.display_name} credentials are"
+                f" {'not set' if stored is None else 'disabled'}",
+            )
+        )
+    customer = None
+    if given.customer_id is not None:
+        customer = uow.customers.get(merchant.id, given.customer_id)
+        if customer is None:
+            errors.append(FieldError("customerId", "is not a customer of this merchant"))
+    location_id = None
+    try:
+        location_id = pick_location(
+            uow, merchant.id, given.location_id, customer.location_id if customer else None
+        )
+    except ValidationError as e:
+        errors.extend(e.fields)
+    percent, rate_id = _tax_percent(uow, merchant, given, location_id, errors)
+    lines = clean_lines(given.line_items, currency, percent, errors)
+    for i, line in enumerate(lines):
+        if line.product_id is not None and uow.products.get(merchant.id, line.product_id) is None:
+            errors.append(
+                FieldError(f"lineItems[{i}].productId", "is not a product of this merchant")
+            )
+    sums = totals(lines, currency)
+    if lines:
+        check_total(sums.total, errors)
+    terms = check_terms(
+        info,
+        given.allowed_payment_methods,
+        given.partial_payment_mode,
+        given.required_deposit_amount,
+        given.authorize_only,
+        sums.total,
+        errors,
+    )
+    bill_to = clean_address(given.bill_to_address, "billToAddress", errors)
+    ship_to = clean_address(given.ship_to_address, "shipToAddress", errors)
+    memo = clean_text(given.description, "description", MEMO_MAX, errors)
+    raise_if_any(errors)
+    if bill_to is None and customer is not None:
+        bill_to = customer.billing_address  # copied: later customer edits do not follow
+    now = deps.clock.now()
+    settings = uow.invoices.settings(merchant.id)
+    invoice = Invoice(
+        id=deps.new_id("inv"),
+        merchant_id=merchant.id,
+        number=_assign_number(uow, merchant, settings, location_id, now),
+        pay_token=_new_token(deps),
+        customer_id=customer.id if customer else None,
+        currency=currency,
+        description=memo,
+        lines=lines,
+        tax_rate_id=rate_id,
+        tax_percent=percent,
+        subtotal=sums.subtotal,
+        tax=sums.tax,
+        total=sums.total,
+        due_date=given.due_date,
+        gateway=info.name,
+        allowed_methods=terms.allowed_methods,
+        partial_mode=terms.partial_mode,
+        deposit=terms.deposit,
+        authorize_only=terms.authorize_only,
+        bill_to=bill_to,
+        ship_to=ship_to,
+        location_id=location_id,
+        status=status,
+        amount_paid=Money.zero(currency),
+        created_at=now,
+        updated_at=now,
+        sent_at=now if status is InvoiceStatus.SENT else None,
+    )
+    uow.invoices.add(invoice)
+    return invoice
+
+
+# --- payments ------------------------------------------------------------------------------
+
+
+def record_invoice_payment(
+    uow: UnitOfWork,
+    deps: Deps,
+    merchant: Merchant,
+    invoice: Invoice,
+    tx: Transaction,
+    *,
+    source: PaymentSourceKind,
+) -> InvoicePayment:
+    """Record a successful transaction against ``invoice`` (locked by the caller)."""
+    known = uow.invoices.payment_for_transaction(tx.id)
+    if known is not None:
+        if known.invoice_id != invoice.id:
+            raise Conflict(f"transaction {tx.id} already paid another invoice")
+        return known
+    if tx.status not in _SUCCEEDED:
+        raise Conflict(f"transaction {tx.id} is {tx.status.value}, not a successful payment")
+    if invoice.status is InvoiceStatus.VOID:
+        raise Conflict(f"invoice {invoice.number} is Void")
+    now = deps.clock.now()
+    payment = InvoicePayment(
+        id=deps.new_id("ipy"),
+        invoice_id=invoice.id,
+        transaction_id=tx.id,
+        amount=tx.amount,
+        method_type=tx.method_type,
+        status=tx.status.value,
+        source=source,
+        created_at=now,
+    )
+    apply_payment(invoice, payment, now)
+    uow.invoices.save(invoice)
+    uow.invoices.add_payment(payment)
+    notices.invoice_paid(
+        uow,
+        deps,
+        merchant=merchant,
+        customer_id=invoice.customer_id,
+        invoice_number=invoice.number,
+        amount_paid=invoice.amount_paid,
+        amount_due=invoice.amount_due,
+        receipt_url=receipt_url(deps, invoice.pay_token),
+    )
+    return payment
+
+
+def attempt_gateway_key(invoice: Invoice, attempt_id: str) -> str:
+    """The gateway idempotency key of one pay-page attempt: same attempt, same key."""
+    digest = hashlib.sha256(f"{invoice.id}\n{attempt_id}".encode()).hexdigest()
+    return f"inv-{digest[:40]}"
+
+
+# --- the merchant's invoices ---------------------------------------------------------------
+
+
+class Invoices:
+    """Invoices of one merchant (``M/invoices``) and the portal's invoice settings."""
+
+    def __init__(self, deps: Deps, caller: Caller, reference: str) -> None:
+        self._d = deps
+        self._caller = caller
+        self._reference = reference
+
+    def _merchant(self, uow: UnitOfWork) -> Merchant:
+        return find_merchant(uow, self._caller, self._reference)
+
+    @staticmethod
+    def _get(uow: UnitOfWork, merchant: Merchant, number: str, lock: bool = False) -> Invoice:
+        invoice = None
+        if is_invoice_number(number):
+            invoice = uow.invoices.get(merchant.id, number, for_update=lock)
+        if invoice is None:
+            raise NotFound(f"no invoice '{number}' for this merchant")
+        return invoice
+
+    def create(self, given: InvoiceInput) -> Invoice:
+        """Every field is fixed here; nothing can be edited afterwards."""
+        with self._d.store.unit_of_work() as uow:
+            return issue_invoice(uow, self._d, self._merchant(uow), given)
+
+    def get(self, number: str) -> Invoice:
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            return self._get(uow, self._merchant(uow), number)
+
+    def pay_url(self, invoice: Invoice) -> str:
+        return pay_url(self._d, invoice.pay_token)
+
+    def list(
+        self, customer_id: str | None = None, after: str | None = None, limit: int = 50
+    ) -> Page[Invoice]:
+        """Newest first; ``after`` is the invoiceNumber ending the previous page."""
+        check_limit(limit)
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = self._merchant(uow)
+            rows = uow.invoices.list(merchant.id, after, limit + 1, customer_id)
+            if after is not None and not rows:
+                check_cursor(
+                    is_invoice_number(after) and uow.invoices.number_taken(merchant.id, after)
+                )
+        return page_of(rows, limit, lambda i: i.number)
+
+    def send(self, number: str) -> SendResult:
+        """Draft becomes Sent and the pay link is emailed (when email is configured); sending
+        a Sent invoice again re-sends the link. The link is returned either way."""
+        with self._d.store.unit_of_work() as uow:
+            merchant = self._merchant(uow)
+            invoice = self._get(uow, merchant, number, lock=True)
+            mark_sent(invoice, self._d.clock.now())
+            uow.invoices.save(invoice)
+            link = pay_url(self._d, invoice.pay_token)
+            queued = notices.invoice_sent(
+                uow,
+                self._d,
+                merchant=merchant,
+                customer_id=invoice.customer_id,
+                invoice_number=invoice.number,
+                amount_due=invoice.amount_due,
+                pay_url=link,
+            )
+            return SendResult(invoice, link, queued)
+
+    def void(self, number: str) -> Invoice:
+        """Any state but Paid becomes Void (409 once Paid or while a payment is in flight)."""
+        with self._d.store.unit_of_work() as uow:
+            merchant = self._merchant(uow)
+            invoice = self._get(uow, merchant, number, lock=True)
+            mark_void(invoice, self._d.clock.now())
+            uow.invoices.save(invoice)
+            return invoice
+
+    def embed(self, number: str) -> EmbedResult:
+        """The embed snippets; changes nothing. 409 for Draft, Void, or no allowed website."""
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = self._merchant(uow)
+            invoice = self._get(uow, merchant, number)
+            origins = uow.invoices.settings(merchant.id).embed_origins
+        check_embed(invoice, origins)
+        url = embed_url(self._d, invoice.pay_token)
+        return EmbedResult(
+            embed_url=url,
+            iframe_html=iframe_html(url, invoice.number),
+            resize_script_html=resize_script_html(origin_of(url), invoice.number),
+            allowed_origins=origins,
+        )
+
+    # --- the portal's settings -------------------------------------------------------------
+
+    def numbering(self) -> NumberingSettings:
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = self._merchant(uow)
+            settings = uow.invoices.settings(merchant.id)
+        return self._numbering(merchant, settings)
+
+    def _numbering(self, merchant: Merchant, settings: InvoiceSettings) -> NumberingSettings:
+        if settings.number_format is None:
+            return NumberingSettings(None, 1, default_number(1))
+        fmt = parse_format(settings.number_format)
+        local = self._d.clock.now().astimezone(zone_of(merchant))
+        example = render(fmt, settings.starting_number, local, "LOC1")
+        return NumberingSettings(fmt.text, settings.starting_number, example)
+
+    def set_numbering(
+        self, number_format: str | None, start: int | None = None
+    ) -> NumberingSettings:
+        """Set the merchant's format (``None``: back to the default) and first counter value.
+        A new format or start begins a new counter; numbers already used are skipped."""
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            merchant = self._merchant(uow)
+            current = uow.invoices.settings(merchant.id)
+            if number_format is None:
+                if start is not None:
+                    raise ValidationError.for_field(
+                        "start", "a starting number needs a format with a counter token"
+                    )
+                settings = attrs.evolve(
+                    current, number_format=None, starting_number=1,
+                    generation=current.generation + 1,
+                )  # fmt: skip
+            else:
+                fmt = parse_format(number_format)
+                first = check_starting_number(fmt, 1 if start is None else start)
+                settings = attrs.evolve(
+                    current, number_format=fmt.text, starting_number=first,
+                    generation=current.generation + 1,
+                )  # fmt: skip
+            uow.invoices.put_settings(merchant.id, settings, now)
+        return self._numbering(merchant, settings)
+
+    def embed_origins(self) -> tuple[str, ...]:
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            return uow.invoices.settings(self._merchant(uow).id).embed_origins
+
+    def change_embed_origins(
+        self,
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
+        clear: bool = False,
+    ) -> tuple[str, ...]:
+        """Up to 10 https sites (no path, no wildcard) that may frame the pay page."""
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            merchant = self._merchant(uow)
+            current = uow.invoices.settings(merchant.id)
+            origins = change_origins(current.embed_origins, add, remove, clear)
+            uow.invoices.put_settings(
+                merchant.id, attrs.evolve(current, embed_origins=origins), now
+            )
+        return origins
+
+
+# --- the public pay page -------------------------------------------------------------------
+
+
+@attrs.frozen
+class PayPageView:
+    """Everything the pay, embed and receipt pages show; nothing secret (no gateway refs)."""
+
+    invoice: Invoice
+    merchant_name: str
+    merchant_reference: str
+    environment: Environment
+    options: PaymentOptions
+    method_types: tuple[MethodType, ...]
+    gateway_name: str
+    gateway_display_name: str
+    hosted_fields: str
+    allowed_origins: tuple[str, ...]
+    pay_url: str
+    embed_url: str
+    receipt_url: str
+    customer_name: str | None
+    sms_consent_offered: bool  # a customer exists and at least one payment succeeded
+    sms_consent_given: bool
+    payment_in_progress: bool
+
+    @property
+    def amount_due(self) -> Money:
+        return self.invoice.amount_due
+
+
+@attrs.frozen
+class _Held:
+    """An attempt's reservation: what the gateway call needs."""
+
+    invoice: Invoice
+    merchant: Merchant
+    environment: Environment
+    key: str
+    amount: Money
+
+
+@attrs.frozen
+class PayResult:
+    view: PayPageView
+    payment: InvoicePayment
+
+
+def _clean_attempt(attempt_id: str) -> str:
+    attempt = (attempt_id or "").strip()
+    if not 1 <= len(attempt) <= ATTEMPT_ID_MAX or not attempt.isprintable():
+        raise ValidationError.for_field(
+            "attemptId", f"must be 1 to {ATTEMPT_ID_MAX} printable characters"
+        )
+    return attempt
+
+
+class PayPages:
+    """The public pay page's operations, by pay token (no caller, no key)."""
+
+    def __init__(self, deps: Deps, gateways: dict[str, Gateway]) -> None:
+        self._d = deps
+        self._gateways = gateways
+
+    def _load(self, uow: UnitOfWork, pay_token: str, lock: bool = False) -> Invoice:
+        invoice = uow.invoices.get_by_token(pay_token, for_update=lock) if pay_token else None
+        if invoice is None:
+            raise NotFound("no invoice at this link")
+        return invoice
+
+    def _merchant(self, uow: UnitOfWork, invoice: Invoice) -> Merchant:
+        merchant = uow.merchants.get(invoice.merchant_id)
+        assert merchant is not None
+        return merchant
+
+    def _view(self, uow: UnitOfWork, invoice: Invoice) -> PayPageView:
+        merchant = self._merchant(uow, invoice)
+        environment = _environment(uow, merchant)
+        info = gateway(invoice.gateway, environment)
+        customer = (
+            uow.customers.get(merchant.id, invoice.customer_id) if invoice.customer_id else None
+        )
+        return PayPageView(
+            invoice=invoice,
+            merchant_name=merchant.display_name,
+            merchant_reference=merchant.external_reference,
+            environment=environment,
+            options=payment_options(invoice),
+            method_types=invoice.allowed_methods.method_types,
+            gateway_name=info.name,
+            gateway_display_name=info.display_name,
+            hosted_fields=info.hosted_fields,
+            allowed_origins=uow.invoices.settings(merchant.id).embed_origins,
+            pay_url=pay_url(self._d, invoice.pay_token),
+            embed_url=embed_url(self._d, invoice.pay_token),
+            receipt_url=receipt_url(self._d, invoice.pay_token),
+            customer_name=customer.name.display if customer else None,
+            sms_consent_offered=customer is not None and bool(invoice.payments),
+            sms_consent_given=customer is not None and customer.consent.consent,
+            payment_in_progress=invoice.reserved_attempt is not None,
+        )
+
+    def view(self, pay_token: str) -> PayPageView:
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            return self._view(uow, self._load(uow, pay_token))
+
+    def pay(
+        self,
+        pay_token: str,
+        *,
+        amount: Decimal | None,
+        payment_token: str,
+        method_type: MethodType,
+        attempt_id: str,
+    ) -> PayResult:
+        """Pay the invoice (``amount`` None: the full balance) by a hosted-fields token.
+
+        409: Paid or Void, or another attempt in flight; 400: amount or method not allowed;
+        402: declined (nothing changes). Repeating an attempt id never charges twice: a
+        finished attempt returns its recorded payment.
+        """
+        attempt = _clean_attempt(attempt_id)
+        token = (payment_token or "").strip()
+        held = self._reserve(pay_token, attempt, token, amount, method_type)
+        if isinstance(held, PayResult):
+            return held
+        invoice, merchant, key, wanted = held.invoice, held.merchant, held.key, held.amount
+        caller = Caller(merchant.provider_id, held.environment, api_key_id="pay-page")
+        payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
+        try:
+            charged = payments.charge_source(
+                gateway_name=invoice.gateway,
+                amount=wanted,
+                source=PaymentSource(method_type, token=token),
+                capture=not invoice.authorize_only,
+                gateway_key=key,
+                location_id=invoice.location_id,
+                customer_id=invoice.customer_id,
+                description=f"Invoice {invoice.number}",
+            )
+        except GatewayTimeout:
+            raise  # outcome unknown: the reservation stays until this attempt is retried
+        except BaseException:
+            self._release(pay_token, attempt)
+            raise
+        tx = charged.transaction
+        if tx.status not in _SUCCEEDED:
+            if tx.status is TxStatus.FAILED:
+                self._release(pay_token, attempt)
+                raise Conflict(
+                    "this payment attempt already failed; start a new attempt to try again"
+                )
+            raise Conflict("the outcome of this payment is not known yet; retry this attempt")
+        with self._d.store.unit_of_work() as uow:
+            invoice = self._load(uow, pay_token, lock=True)
+            if invoice.reserved_attempt == attempt:
+                release(invoice, self._d.clock.now())
+                uow.invoices.save(invoice)
+            payment = record_invoice_payment(
+                uow, self._d, merchant, invoice, tx, source=PaymentSourceKind.PAY_PAGE
+            )
+            return PayResult(self._view(uow, invoice), payment)
+
+    def _reserve(
+        self,
+        pay_token: str,
+        attempt: str,
+        token: str,
+        amount: Decimal | None,
+        method_type: MethodType,
+    ) -> _Held | PayResult:
+        """Check the rules and hold the amount for this attempt under the invoice's lock;
+        a finished attempt gives its recorded result instead."""
+        for _ in range(2):  # a second round only after a stale reservation was settled
+            now = self._d.clock.now()
+            with self._d.store.unit_of_work() as uow:
+                invoice = self._load(uow, pay_token, lock=True)
+                merchant = self._merchant(uow, invoice)
+                environment = _environment(uow, merchant)
+                info = gateway(invoice.gateway, environment)
+                key = attempt_gateway_key(invoice, attempt)
+                done = uow.transactions.get_by_gateway_key(merchant.id, key)
+                recorded = uow.invoices.payment_for_transaction(done.id) if done else None
+                if recorded is not None:
+                    return PayResult(self._view(uow, invoice), recorded)
+                if not token:
+                    raise ValidationError.for_field(
+                        "paymentMethodToken",
+                        f"is required: collect the payment method with {info.hosted_fields}",
+                    )
+                if invoice.reserved_attempt not in (None, attempt):
+                    self._settle_stale(uow, merchant, invoice, now)
+                    continue  # commits what the ledger told, then checks again
+                if invoice.reserved_attempt == attempt and invoice.reserved_amount is not None:
+                    wanted = invoice.reserved_amount  # the same attempt, resumed
+                else:
+                    wanted = check_payment(invoice, amount, method_type)
+                    Payments.check_method(info, method_type, capture=not invoice.authorize_only)
+                    reserve(invoice, wanted, attempt, now)
+                    uow.invoices.save(invoice)
+                return _Held(invoice, merchant, environment, key, wanted)
+        raise Conflict("a payment on this invoice is already in progress")  # pragma: no cover
+
+    def _release(self, pay_token: str, attempt: str) -> None:
+        with self._d.store.unit_of_work() as uow:
+            invoice = self._load(uow, pay_token, lock=True)
+            if invoice.reserved_attempt == attempt:
+                release(invoice, self._d.clock.now())
+                uow.invoices.save(invoice)
+
+    def _settle_stale(
+        self, uow: UnitOfWork, merchant: Merchant, invoice: Invoice, now: datetime
+    ) -> None:
+        """Another attempt holds the invoice: 409, unless its reservation is stale and the
+        ledger says how it ended (then it is recorded or released)."""
+        held = invoice.reserved_attempt
+        assert held is not None
+        at = invoice.reserved_at or now
+        if now - at < RESERVATION_STALE_AFTER:
+            raise Conflict(f"a payment on invoice {invoice.number} is already in progress")
+        tx = uow.transactions.get_by_gateway_key(merchant.id, attempt_gateway_key(invoice, held))
+        if tx is not None and tx.status not in _SUCCEEDED and tx.status is not TxStatus.FAILED:
+            raise Conflict(
+                f"an earlier payment on invoice {invoice.number} has an unknown outcome;"
+                " it must be settled before another payment"
+            )
+        release(invoice, now)
+        uow.invoices.save(invoice)
+        if tx is not None and tx.status in _SUCCEEDED:
+            record_invoice_payment(
+                uow, self._d, merchant, invoice, tx, source=PaymentSourceKind.PAY_PAGE
+            )
+
+    def give_sms_consent(self, pay_token: str, *, phone: str | None) -> ConsentState:
+        """The payer agrees to texts after paying (source ``PayPage``); 409 before any
+        successful payment or on an invoice without a customer."""
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            invoice = self._load(uow, pay_token)
+            if invoice.customer_id is None:
+                raise Conflict("this invoice has no customer to record consent for")
+            if not invoice.payments:
+                raise Conflict("SMS consent can be given here only after a successful payment")
+            customer = uow.customers.get(invoice.merchant_id, invoice.customer_id)
+            if customer is None:  # pragma: no cover - customers are never deleted
+                raise NotFound("the invoice's customer is gone")
+            state = give_or_withdraw(
+                customer.consent, True, phone, customer.phone, ConsentSource.PAY_PAGE, now
+            )
+            assert state.source is not None
+            customer.consent = state
+            customer.updated_at = now
+            uow.customers.add_consent(
+                ConsentRecord(
+                    id=self._d.new_id("cns"),
+                    merchant_id=customer.merchant_id,
+                    customer_id=customer.id,
+                    consent=True,
+                    phone=state.phone,
+                    source=ConsentSource.PAY_PAGE,
+                    recorded_by=f"pay-page:{invoice.number}",
+                    recorded_at=now,
+                )
+            )
+            uow.customers.save(customer)
+            return state
