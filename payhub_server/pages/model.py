@@ -86,7 +86,7 @@ class PageModel:
     authorize_only: bool
     sms_offer: bool
     sms_recorded: bool
-    phone: str | None
+    in_progress: bool  # another attempt holds the invoice right now
     allowed_origins: tuple[str, ...]
 
     @property

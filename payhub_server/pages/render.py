@@ -22,7 +22,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from litestar import Response
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-HTML = "text/html; charset=utf-8"
+HTML = "text/html"  # Litestar adds the charset
 
 
 @cache

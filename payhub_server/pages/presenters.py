@@ -1,0 +1,273 @@
+"""From the invoice core's pay-page view to what the templates, the PDF and the script show.
+
+Every amount is formatted here once, so the page, the receipt and its PDF always agree.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from payhub.adapters.receipts.pdf import ReceiptDocument, ReceiptLine, ReceiptPayment
+from payhub.domain.addresses import Address
+from payhub.domain.environments import Environment
+from payhub.domain.invoices import AllowedMethods, Invoice, InvoicePayment, PaymentOptions
+from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.payments import MethodType
+from payhub.services.invoices import PayPageView
+from payhub_server.pages.model import (
+    Choice,
+    HostedFields,
+    LineRow,
+    PageModel,
+    PaymentRow,
+    PayOptions,
+)
+
+_SYMBOLS = {"USD": "$"}
+_STATUS_WORDS = {"Captured": "Paid", "Submitted": "Submitted (bank transfer)",
+                 "Authorized": "Reserved", "Settled": "Paid"}  # fmt: skip
+# Gateways whose hosted-fields script the pay page can load today (see docs/pay-page.md).
+_SCRIPTS = {"simulator": "/simulator/hosted-fields.js"}
+
+
+def money(m: Money) -> str:
+    """``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies."""
+    exp = minor_unit_exponent(m.currency)
+    sign = "-" if m.amount < 0 else ""
+    digits = f"{abs(m.amount):,.{exp}f}"
+    symbol = _SYMBOLS.get(m.currency)
+    return f"{sign}{symbol}{digits}" if symbol else f"{sign}{m.currency} {digits}"
+
+
+def plain(m: Money) -> str:
+    """The amount as the form posts it: ``1234.50``."""
+    return f"{m.amount:.{minor_unit_exponent(m.currency)}f}"
+
+
+def quantity(q: Decimal) -> str:
+    return format(q.normalize(), "f")
+
+
+def percent(p: Decimal) -> str:
+    return format(p.normalize(), "f")
+
+
+def address_lines(address: Address | None) -> tuple[str, ...]:
+    """``1 Main St`` / ``Austin, TX 78701`` / ``US``: blank parts left out."""
+    if address is None:
+        return ()
+    region = " ".join(x for x in (address.state, address.postal_code) if x)
+    place = ", ".join(x for x in (address.city, region) if x)
+    return tuple(x for x in (address.line1, address.line2, place, address.country) if x)
+
+
+def _method(payment: InvoicePayment) -> str:
+    return "Card" if payment.method_type is MethodType.CARD else "Bank account"
+
+
+def payment_row(payment: InvoicePayment) -> PaymentRow:
+    return PaymentRow(
+        date=payment.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+        method=_method(payment),
+        status=_STATUS_WORDS.get(payment.status, payment.status),
+        amount=money(payment.amount),
+    )
+
+
+def _options(invoice: Invoice, options: PaymentOptions) -> PayOptions | None:
+    if not options.can_pay:
+        return None
+    choices: list[Choice] = []
+    due = invoice.amount_due
+    for amount in options.fixed:
+        if amount == due:
+            label = (
+                "Full balance"
+                if invoice.amount_paid.amount > 0 or options.minimum
+                else ("Full amount")
+            )
+            key = "balance"
+        else:
+            label, key = "Deposit", "deposit"
+        choices.append(Choice(key=key, label=label, amount=plain(amount), display=money(amount)))
+    choices.sort(key=lambda c: c.key != "deposit")  # the deposit first: it is what is asked
+    if options.minimum is not None and options.maximum is not None:
+        return PayOptions(
+            choices=tuple(choices),
+            minimum=plain(options.minimum),
+            maximum=plain(options.maximum),
+            maximum_display=money(options.maximum),
+        )
+    return PayOptions(choices=tuple(choices))
+
+
+def present(view: PayPageView, pay_token: str) -> PageModel:
+    invoice = view.invoice
+    methods = invoice.allowed_methods
+    lines = tuple(
+        LineRow(
+            description=line.description,
+            quantity=quantity(line.quantity),
+            unit_price=money(line.unit_price),
+            amount=money(line.amount),
+            taxable=line.is_taxable,
+        )
+        for line in invoice.lines
+    )
+    has_tax = any(line.is_taxable for line in invoice.lines) and invoice.tax_percent > 0
+    return PageModel(
+        pay_token=pay_token,
+        merchant_name=view.merchant_name,
+        sandbox=view.environment is Environment.SANDBOX,
+        invoice_number=invoice.number,
+        status=invoice.status.value,
+        currency=invoice.currency,
+        due_date=invoice.due_date.isoformat() if invoice.due_date else None,
+        lines=lines,
+        subtotal=money(invoice.subtotal),
+        tax_label=f"Tax ({percent(invoice.tax_percent)}%)" if has_tax else "Tax",
+        tax=money(invoice.tax),
+        total=money(invoice.total),
+        amount_paid=money(invoice.amount_paid),
+        amount_due=money(invoice.amount_due),
+        amount_due_plain=plain(invoice.amount_due),
+        bill_to=address_lines(invoice.bill_to),
+        ship_to=address_lines(invoice.ship_to),
+        payments=tuple(payment_row(p) for p in invoice.payments),
+        options=_options(invoice, view.options),
+        fields=HostedFields(
+            gateway=view.gateway_name,
+            name=view.hosted_fields,
+            script_url=_SCRIPTS.get(view.gateway_name),
+            card=methods is not AllowedMethods.BANK_ACCOUNT_ONLY,
+            bank=methods is not AllowedMethods.CARD_ONLY,
+        ),
+        authorize_only=invoice.authorize_only,
+        sms_offer=view.sms_consent_offered and not view.sms_consent_given,
+        sms_recorded=view.sms_consent_given,
+        in_progress=view.payment_in_progress,
+        allowed_origins=tuple(view.allowed_origins),
+    )
+
+
+def urls_for(pay_token: str, embedded: bool) -> dict[str, str]:
+    base = f"/pay/{pay_token}"
+    return {
+        "page": f"/embed/{pay_token}" if embedded else base,
+        "pay": base,
+        "receipt": f"{base}/receipt",
+        "receipt_pdf": f"{base}/receipt.pdf",
+        "payments": f"{base}/payments",
+        "sms_consent": f"{base}/sms-consent",
+    }
+
+
+def script_origins(page: PageModel) -> tuple[str, ...]:
+    """Foreign script origins the CSP must allow (none: the simulator's script is our own)."""
+    url = page.fields.script_url
+    if url and url.startswith("https://"):
+        return ("https://" + url.split("/")[2],)
+    return ()
+
+
+def page_config(
+    page: PageModel, *, embedded: bool, attempt_token: str, sms_token: str
+) -> dict[str, Any]:
+    """The settings the page's script reads (a JSON block; the CSP forbids inline script)."""
+    urls = urls_for(page.pay_token, embedded)
+    return {
+        "invoiceNumber": page.invoice_number,
+        "status": page.status,
+        "currency": page.currency,
+        "minorDigits": minor_unit_exponent(page.currency),
+        "embedded": embedded,
+        "allowedOrigins": list(page.allowed_origins) if embedded else [],
+        "attemptToken": attempt_token,
+        "smsToken": sms_token,
+        "hostedFields": {
+            "gateway": page.fields.gateway,
+            "card": page.fields.card,
+            "bank": page.fields.bank,
+        },
+        "urls": {
+            "page": urls["page"],
+            "payments": urls["payments"],
+            "smsConsent": urls["sms_consent"],
+        },
+    }
+
+
+def paid_row(view: PayPageView, payment_id: str | None) -> PaymentRow | None:
+    """The payment just made, for the confirmation shown after the page reloads."""
+    if not payment_id:
+        return None
+    for payment in view.invoice.payments:
+        if payment.id == payment_id:
+            return payment_row(payment)
+    return None
+
+
+def receipt_document(page: PageModel) -> ReceiptDocument:
+    facts: list[tuple[str, str]] = []
+    if page.due_date:
+        facts.append(("Due date", page.due_date))
+    return ReceiptDocument(
+        title="Receipt for invoice",
+        merchant_name=page.merchant_name,
+        invoice_number=page.invoice_number,
+        status=page.status,
+        facts=tuple(facts),
+        bill_to=page.bill_to,
+        ship_to=page.ship_to,
+        lines=tuple(
+            ReceiptLine(
+                line.description,
+                line.quantity,
+                line.unit_price,
+                line.amount,
+                "" if line.taxable else "not taxed",
+            )
+            for line in page.lines
+        ),
+        totals=(
+            ("Subtotal", page.subtotal),
+            (page.tax_label, page.tax),
+            ("Total", page.total),
+            ("Reserved" if page.authorize_only else "Paid", page.amount_paid),
+            ("Amount due", page.amount_due),
+        ),
+        payments=tuple(ReceiptPayment(p.date, p.method, p.status, p.amount) for p in page.payments),
+        footer=("Sandbox: test mode, no real money moved. " if page.sandbox else "")
+        + "Issued by payhub on behalf of "
+        + page.merchant_name
+        + ".",
+    )
+
+
+def payment_result(outcome: Any) -> dict[str, Any]:
+    """The JSON the page's script gets after a successful payment (also the `paid` message)."""
+    view, payment = outcome.view, outcome.payment
+    invoice = view.invoice
+    return {
+        "invoiceNumber": invoice.number,
+        "status": invoice.status.value,
+        "currency": invoice.currency,
+        "amountPaid": invoice.amount_paid.amount,
+        "amountDue": invoice.amount_due.amount,
+        "payment": {
+            "id": payment.id,
+            "amount": payment.amount.amount,
+            "methodType": payment.method_type.value,
+            "status": payment.status,
+        },
+    }
+
+
+def consent_result(state: Any) -> dict[str, Any]:
+    return {
+        "consent": state.consent,
+        "phone": state.phone,
+        "source": state.source.value if state.source else None,
+        "recordedAtUtc": state.recorded_at.isoformat() if state.recorded_at else None,
+    }
