@@ -5,8 +5,9 @@ An invoice number is at most 20 characters of letters, digits, ``-``, ``_`` and 
 
 - ``{YYYY}`` / ``{YY}``: the year of creation in the merchant's time zone;
 - ``{MM}``: the month (01-12);
-- ``{LOC}``: the invoice location's short code (1 to 6 characters), left out when the
-  invoice has no location or the location has no code;
+- ``{LOC}``: the invoice location's short code (1 to 6 characters), left out (with one
+  separator next to it, so ``{LOC}-{####}`` gives ``0042``) when the invoice has no
+  location or the location has no code;
 - exactly one counter token ``{###}`` to ``{#########}`` (3 to 9 ``#``): the merchant's
   counter, zero-padded to the token's width.
 
@@ -124,7 +125,10 @@ def render(fmt: NumberFormat, counter: int, created_at_local: datetime, loc: str
             return (loc or "")[:LOC_MAX]
         return f"{counter:0{len(name)}d}"
 
-    number = _TOKEN.sub(token, fmt.text)
+    text = fmt.text
+    if not loc:  # left out with one separator next to it: "{LOC}-{####}" gives "0042"
+        text = re.sub(r"\{LOC\}[-_.]|[-_.]\{LOC\}|\{LOC\}", "", text)
+    number = _TOKEN.sub(token, text)
     assert NUMBER_PATTERN.match(number), number
     return number
 

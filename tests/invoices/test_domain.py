@@ -278,7 +278,9 @@ def test_rendering_tokens() -> None:
     fmt = parse_format("{LOC}-{YYYY}{MM}-{####}")
     at = datetime(2025, 3, 14)
     assert render(fmt, 7, at, "NYC") == "NYC-202503-0007"
-    assert render(fmt, 7, at, None) == "-202503-0007"
+    assert render(fmt, 7, at, None) == "202503-0007"
+    assert render(parse_format("A-{LOC}-{###}"), 1, at, None) == "A-001"
+    assert render(parse_format("A{LOC}{###}"), 1, at, "") == "A001"
     assert render(parse_format("I{YY}.{###}"), 12, at, None) == "I25.012"
     with pytest.raises(Conflict):
         render(fmt, 10000, at, None)
