@@ -20,7 +20,14 @@ from tests.http.support import Operation, operations, problem
 
 PREFIXES = tuple(
     f"/api/merchant-accounts/{{ref}}/{resource}"
-    for resource in ("customers", "products", "product-categories", "tax-rates", "locations")
+    for resource in (
+        "customers",
+        "products",
+        "product-categories",
+        "tax-rates",
+        "locations",
+        "invoices",
+    )
 )
 _n = itertools.count()
 
@@ -80,6 +87,15 @@ BODIES: dict[str, Callable[[dict[str, str]], Any]] = {
         "defaultLocationId": w["location_id"],
     },
 }
+BODIES |= {
+    "POST /api/merchant-accounts/{ref}/invoices": lambda w: {
+        "gateway": "simulator",
+        "lineItems": [{"description": "Tea", "quantity": 1, "unitPrice": 2}],
+    },
+    "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/send": lambda w: None,
+    "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/embed": lambda w: None,
+    "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/void": lambda w: None,
+}
 # Query parameters a route needs to be valid.
 QUERIES: dict[str, dict[str, str]] = {
     "GET /api/merchant-accounts/{ref}/tax-rates/suggestion": {"postalCode": "94105"},
@@ -105,7 +121,13 @@ def world(
     cid = customer["customerId"]
     location = shop.created("/locations", {"name": "Main"})["locationId"]
     shop.created("/locations", {"name": "Second"})
+    invoice = shop.created("/invoices", BODIES["POST /api/merchant-accounts/{ref}/invoices"]({}))
+    shop.ok(shop.post(f"/invoices/{invoice['invoiceNumber']}/send"))
+    shop.hub.provider(shop.hub.as_provider(shop.account.provider.id)).merchant(
+        OWNER_REF
+    ).invoices.change_embed_origins(add=["https://shop.example"])
     return {
+        "invoice_number": invoice["invoiceNumber"],
         "ref": OWNER_REF,
         "customer_id": cid,
         "gateway": "simulator",
@@ -150,6 +172,8 @@ def snapshot(hub: PayHub) -> dict[str, Any]:
                 "tax": uow.tax_rates.settings(m.id),
                 "locations": uow.locations.list(m.id, limit=1000, include_inactive=True),
                 "location_settings": uow.locations.settings(m.id),
+                "invoices": uow.invoices.list(m.id, limit=1000),
+                "invoice_settings": uow.invoices.settings(m.id),
             }
     return out
 
@@ -209,5 +233,11 @@ def test_the_owner_succeeds_on_every_route(
                     f"/customers/{world['customer_id']}/payment-methods/simulator",
                     {"paymentMethodToken": "sim_card_ok"},
                 )["paymentMethodId"]
+            kept = world["invoice_number"]
+            if op.template.endswith("/void") and "invoice_number" in op.params:
+                world["invoice_number"] = shop.created(
+                    "/invoices", BODIES["POST /api/merchant-accounts/{ref}/invoices"](world)
+                )["invoiceNumber"]  # voiding is for good: a fresh invoice each pass
             response = send(client, op, world, OWNER_REF, world[key])
+            world["invoice_number"] = kept
             assert response.is_success, (key, str(op), response.status_code, response.text)
