@@ -20,6 +20,7 @@ from payhub_server.pages.routes import PAGE_HANDLERS
 from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework
 from payhub_server.reference import ReferenceController, reference_assets
 from payhub_server.requestlog import RequestLog
+from payhub_server.routes.approvals import APPROVAL_HANDLERS
 from payhub_server.routes.categories import CategoryController
 from payhub_server.routes.customers import CustomerController
 from payhub_server.routes.gateways import GatewayController
@@ -27,9 +28,11 @@ from payhub_server.routes.invoices import InvoiceController
 from payhub_server.routes.links import ShortLinkController
 from payhub_server.routes.locations import LocationController
 from payhub_server.routes.merchants import MerchantController
+from payhub_server.routes.messaging import MessagingController, twilio_inbound
 from payhub_server.routes.payments import PaymentController
 from payhub_server.routes.products import ProductController
 from payhub_server.routes.redirects import ShortLinkHost
+from payhub_server.routes.schedules import ScheduledPaymentController
 from payhub_server.routes.simulator import hosted_fields_script
 from payhub_server.routes.tax_rates import TaxRateController
 
@@ -92,6 +95,8 @@ def create_app(hub: PayHub) -> Litestar:
             Tag(name="Locations"),
             Tag(name="Invoices"),
             Tag(name="Short links"),
+            Tag(name="Messaging"),
+            Tag(name="Scheduled payments"),
         ],
     )
     app = PayHubApp(
@@ -107,7 +112,11 @@ def create_app(hub: PayHub) -> Litestar:
             TaxRateController,
             LocationController,
             InvoiceController,
+            ScheduledPaymentController,
+            *APPROVAL_HANDLERS,
             ShortLinkController,
+            MessagingController,
+            twilio_inbound,
             hosted_fields_script,
             *PAGE_HANDLERS,
             ReferenceController,

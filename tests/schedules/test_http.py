@@ -1,0 +1,366 @@
+"""Scheduled payments over HTTP on both stores: create, list, get, the state moves, run-now,
+and what the worker does with due runs, asserted in the database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from payhub.adapters.system import FixedClock
+from payhub.domain.schedules import RunOutcome, ScheduleStatus
+from payhub.services.worker import Pass
+from tests.customers.support import Shop
+from tests.schedules.conftest import at
+
+
+def flat(cid: str, pm: str, clock: FixedClock, **extra: Any) -> dict[str, Any]:
+    return {
+        "customerId": cid,
+        "paymentMethodId": pm,
+        "startAtUtc": at(clock, hours=1),
+        "amount": 25,
+        "currency": "USD",
+        **extra,
+    }
+
+
+def schedule_row(shop: Shop, sid: str) -> Any:
+    return shop.read(lambda uow, m: uow.scheduled_payments.get(m, sid))
+
+
+def runs(shop: Shop, sid: str) -> Any:
+    return shop.read(lambda uow, m: list(reversed(uow.scheduled_payments.runs(sid, 100))))
+
+
+def charges(shop: Shop) -> list[Any]:
+    return shop.read(lambda uow, m: uow.transactions.list(m, limit=100))
+
+
+def test_create_a_monthly_schedule_and_read_it_back(
+    shop: Shop, customer: dict[str, Any], save_card: Callable[..., str], clock: FixedClock
+) -> None:
+    pm = save_card()
+    body = shop.created(
+        "/scheduled-payments",
+        flat(customer["customerId"], pm, clock, cadence="Monthly", maxCharges=12),
+    )
+    assert body["status"] == "Active"
+    assert body["kind"] == "Recurring"
+    assert body["amount"] == 25
+    assert body["gateway"] == "simulator"
+    assert body["nextRunNumber"] == 1
+    stored = schedule_row(shop, body["scheduledPaymentId"])
+    assert stored.status is ScheduleStatus.ACTIVE
+    assert stored.max_charges == 12
+    assert stored.bill_to is None  # blank: the customer's address at each run
+    got = shop.ok(shop.get(f"/scheduled-payments/{body['scheduledPaymentId']}"))
+    assert got["recentRuns"] == []
+    listed = shop.ok(shop.get("/scheduled-payments", params={"status": "Active"}))
+    assert [s["scheduledPaymentId"] for s in listed["data"]] == [body["scheduledPaymentId"]]
+    with shop.hub.store.unit_of_work() as uow:
+        assert uow.jobs.count("scheduled-payments", done=False) == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "field"),
+    [
+        ({"paymentMethodId": "pm_nope"}, 400, "paymentMethodId"),
+        ({"customerId": "cus_nope"}, 404, None),
+        ({"startAtUtc": "2020-01-01T00:00:00Z"}, 400, "startAtUtc"),
+        ({"cadence": None, "maxCharges": 3}, 400, "maxCharges"),
+        ({"amount": None}, 400, "amount"),
+        ({"amount": 1.234}, 400, "amount"),
+        ({"billToAddress": {"line1": "x" * 201}}, 400, "billToAddress.line1"),
+        ({"amount": 5, "taxRatePercent": 10}, 400, "amount"),
+        (
+            {
+                "amount": None,
+                "lineItems": [
+                    {"description": "x", "quantity": 1, "unitPrice": 2, "productId": "prd_other"}
+                ],
+            },
+            400,
+            "lineItems[0].productId",
+        ),
+    ],
+)
+def test_bad_input_is_refused_and_changes_nothing(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    change: dict[str, Any],
+    status: int,
+    field: str | None,
+) -> None:
+    pm = save_card()
+    body = {**flat(customer["customerId"], pm, clock, cadence="Weekly"), **change}
+    response = shop.post("/scheduled-payments", body)
+    assert response.status_code == status, response.text
+    if field:
+        assert field in [f["field"] for f in response.json()["errors"]], response.text
+    assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+
+
+def test_a_removed_or_foreign_method_is_refused(
+    shop: Shop, customer: dict[str, Any], save_card: Callable[..., str], clock: FixedClock
+) -> None:
+    other = shop.created("/customers", {"name": {"first": "Bob"}})["customerId"]
+    foreign = save_card(customer_id=other)
+    response = shop.post("/scheduled-payments", flat(customer["customerId"], foreign, clock))
+    assert response.status_code == 400
+    pm = save_card()
+    shop.delete(f"/customers/{customer['customerId']}/payment-methods/{pm}")
+    response = shop.post("/scheduled-payments", flat(customer["customerId"], pm, clock))
+    assert response.status_code == 400
+    assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+
+
+def test_pause_resume_cancel_and_the_illegal_moves(
+    shop: Shop, customer: dict[str, Any], save_card: Callable[..., str], clock: FixedClock
+) -> None:
+    sid = shop.created(
+        "/scheduled-payments", flat(customer["customerId"], save_card(), clock, cadence="Daily")
+    )["scheduledPaymentId"]
+    base = f"/scheduled-payments/{sid}"
+    assert shop.post(f"{base}/resume").status_code == 409
+    assert shop.ok(shop.post(f"{base}/pause"))["status"] == "Paused"
+    assert schedule_row(shop, sid).status is ScheduleStatus.PAUSED
+    assert shop.post(f"{base}/pause").status_code == 409
+    assert shop.post(f"{base}/run-now").status_code == 409
+    assert shop.ok(shop.post(f"{base}/resume"))["status"] == "Active"
+    assert shop.ok(shop.post(f"{base}/cancel"))["status"] == "Cancelled"
+    for move in ("pause", "resume", "cancel", "run-now"):
+        response = shop.post(f"{base}/{move}")
+        assert response.status_code == 409, move
+        assert response.headers["content-type"].startswith("application/problem+json")
+    assert schedule_row(shop, sid).status is ScheduleStatus.CANCELLED
+    assert shop.get("/scheduled-payments/sch_nope").status_code == 404
+
+
+def test_the_worker_charges_due_runs_and_stops_at_max_charges(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+) -> None:
+    sid = shop.created(
+        "/scheduled-payments",
+        flat(customer["customerId"], save_card(), clock, cadence="Weekly", maxCharges=2),
+    )["scheduledPaymentId"]
+    run_worker()
+    assert charges(shop) == []  # not due yet
+    clock.advance(timedelta(hours=1))
+    run_worker()
+    run_worker()  # a second pass takes nothing twice
+    txs = charges(shop)
+    assert len(txs) == 1
+    assert txs[0].amount.amount == Decimal("25.00")
+    stored = schedule_row(shop, sid)
+    assert (stored.charges, stored.next_run_number) == (1, 2)
+    assert stored.next_run_at == clock.now() + timedelta(days=7)
+    clock.advance(timedelta(days=7))
+    run_worker()
+    stored = schedule_row(shop, sid)
+    assert stored.status is ScheduleStatus.COMPLETED
+    assert len(charges(shop)) == 2
+    assert [r.outcome for r in runs(shop, sid)] == [RunOutcome.SUCCEEDED] * 2
+    clock.advance(timedelta(days=30))
+    run_worker()
+    assert len(charges(shop)) == 2
+
+
+def test_three_failures_four_hours_apart_make_it_failed_then_resume_retries(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+) -> None:
+    sid = shop.created(
+        "/scheduled-payments",
+        flat(customer["customerId"], save_card("sim_card_decline"), clock, cadence="Monthly"),
+    )["scheduledPaymentId"]
+    clock.advance(timedelta(hours=1))
+    first = clock.now()
+    run_worker()
+    stored = schedule_row(shop, sid)
+    assert (stored.status, stored.failures, stored.next_run_at) == (
+        ScheduleStatus.ACTIVE,
+        1,
+        first + timedelta(hours=4),
+    )
+    clock.advance(timedelta(hours=3, minutes=59))
+    run_worker()
+    assert schedule_row(shop, sid).failures == 1  # not yet
+    clock.advance(timedelta(minutes=1))
+    run_worker()
+    clock.advance(timedelta(hours=4))
+    run_worker()
+    stored = schedule_row(shop, sid)
+    assert stored.status is ScheduleStatus.FAILED
+    assert stored.next_run_at is None
+    attempts = runs(shop, sid)
+    assert [(r.run_number, r.attempt, r.outcome) for r in attempts] == [
+        (1, n, RunOutcome.FAILED) for n in (1, 2, 3)
+    ]
+    assert [r.started_at - first for r in attempts] == [timedelta(hours=h) for h in (0, 4, 8)]
+    assert len({r.gateway_key for r in attempts}) == 3
+    clock.advance(timedelta(days=1))
+    run_worker()
+    assert len(runs(shop, sid)) == 3  # a Failed schedule stays paused
+    body = shop.ok(shop.post(f"/scheduled-payments/{sid}/resume"))
+    assert (body["status"], body["failureCount"]) == ("Active", 0)
+    run_worker()
+    assert [(r.attempt, r.outcome) for r in runs(shop, sid)][-1] == (4, RunOutcome.FAILED)
+
+
+def test_run_now_charges_at_once_and_changes_nothing_else(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+) -> None:
+    sid = shop.created(
+        "/scheduled-payments",
+        flat(customer["customerId"], save_card(), clock, cadence="Monthly", maxCharges=1),
+    )["scheduledPaymentId"]
+    before = schedule_row(shop, sid)
+    response = shop.post(f"/scheduled-payments/{sid}/run-now", headers={"Idempotency-Key": "now-1"})
+    assert response.status_code == 201, response.text
+    assert response.json()["outcome"] == "Succeeded"
+    again = shop.post(f"/scheduled-payments/{sid}/run-now", headers={"Idempotency-Key": "now-1"})
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert len(charges(shop)) == 1
+    after = schedule_row(shop, sid)
+    assert (after.status, after.next_run_at, after.charges, after.failures) == (
+        before.status,
+        before.next_run_at,
+        0,
+        0,
+    )
+
+
+def test_a_declined_run_now_is_402_and_recorded(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+) -> None:
+    sid = shop.created(
+        "/scheduled-payments",
+        flat(customer["customerId"], save_card("sim_card_decline"), clock, cadence="Daily"),
+    )["scheduledPaymentId"]
+    response = shop.post(f"/scheduled-payments/{sid}/run-now")
+    assert response.status_code == 402, response.text
+    recorded = runs(shop, sid)
+    assert [(r.trigger.value, r.outcome) for r in recorded] == [("RunNow", RunOutcome.FAILED)]
+    stored = schedule_row(shop, sid)
+    assert (stored.status, stored.failures) == (ScheduleStatus.ACTIVE, 0)
+
+
+def test_an_itemised_run_creates_a_paid_invoice_with_tax_and_addresses(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+) -> None:
+    product = shop.created("/products", {"name": "Tea", "unitPrice": 2})["productId"]
+    body = flat(customer["customerId"], save_card(), clock)
+    del body["amount"]
+    body |= {
+        "lineItems": [
+            {"description": "Tea", "quantity": 3, "unitPrice": 2.5, "productId": product},
+            {"description": "Delivery", "quantity": 1, "unitPrice": 1, "isTaxable": False},
+        ],
+        "taxRatePercent": 8.25,
+        "shipToAddress": {"line1": "2 Engine St", "city": "Leeds"},
+    }
+    made = shop.created("/scheduled-payments", body)
+    assert (made["subtotal"], made["tax"], made["amount"]) == (8.5, 0.62, 9.12)
+    clock.advance(timedelta(hours=1))
+    run_worker()
+    (run,) = runs(shop, made["scheduledPaymentId"])
+    assert run.outcome is RunOutcome.SUCCEEDED
+    assert run.invoice_number is not None
+    invoice = shop.read(lambda uow, m: uow.invoices.get(m, run.invoice_number))
+    assert invoice.status.value == "Paid"
+    assert invoice.total.amount == Decimal("9.12")
+    assert invoice.tax.amount == Decimal("0.62")
+    assert invoice.bill_to.line1 == "1 Analytical Way"  # blank bill-to: the customer's
+    assert invoice.ship_to.city == "Leeds"
+    assert [p.transaction_id for p in invoice.payments] == [run.transaction_id]
+    assert schedule_row(shop, made["scheduledPaymentId"]).status is ScheduleStatus.COMPLETED
+
+
+def test_a_crash_between_charging_and_recording_never_charges_twice(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+) -> None:
+    from payhub.domain.schedules import RunTrigger
+    from payhub.services.payments import Payments
+    from payhub.services.schedules import caller_for, start_run
+
+    sid = shop.created(
+        "/scheduled-payments", flat(customer["customerId"], save_card(), clock, cadence="Daily")
+    )["scheduledPaymentId"]
+    clock.advance(timedelta(hours=1))
+    hub = shop.hub
+    # The worker's first two steps, then a crash: the run is Pending, the gateway charged.
+    with hub.store.unit_of_work() as uow:
+        schedule = uow.scheduled_payments.get_for_run(sid)
+        run = start_run(uow, hub.deps, schedule, RunTrigger.SCHEDULED, 1, 1)
+        merchant = uow.merchants.get(schedule.merchant_id)
+        caller = caller_for(uow, merchant, "test")
+        method = uow.payment_methods.get(
+            merchant.id, schedule.customer_id, schedule.payment_method_id
+        )
+    from payhub.domain.payments import PaymentSource
+
+    Payments(hub.deps, caller, merchant.external_reference, hub.gateway_adapters).charge_source(
+        gateway_name="simulator",
+        amount=run.amount,
+        source=PaymentSource(method.method_type, saved_method_ref=method.method_ref),
+        capture=True,
+        gateway_key=run.gateway_key,
+    )
+    assert len(charges(shop)) == 1
+    run_worker()  # the restart: the same job, the same key
+    assert len(charges(shop)) == 1
+    (recorded,) = runs(shop, sid)
+    assert recorded.outcome is RunOutcome.SUCCEEDED
+    assert recorded.transaction_id == charges(shop)[0].id
+    assert schedule_row(shop, sid).charges == 1
+
+
+def test_one_time_schedule_completes_after_its_run_in_the_merchants_zone(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+) -> None:
+    shop.hub.provider(shop.hub.as_provider(shop.account.provider.id)).merchant(
+        shop.ref
+    ).set_time_zone("America/New_York")
+    sid = shop.created("/scheduled-payments", flat(customer["customerId"], save_card(), clock))[
+        "scheduledPaymentId"
+    ]
+    assert schedule_row(shop, sid).time_zone == "America/New_York"
+    clock.set(datetime(2025, 3, 14, 10, 26, 53, tzinfo=UTC))
+    run_worker()
+    stored = schedule_row(shop, sid)
+    assert (stored.status, stored.charges, stored.next_run_at) == (
+        ScheduleStatus.COMPLETED,
+        1,
+        None,
+    )
