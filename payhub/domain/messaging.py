@@ -145,8 +145,8 @@ def pay_link_text(merchant: str, invoice: str, due: Money, url: str) -> str:
 def receipt_text(merchant: str, invoice: str, paid: Money, due: Money, url: str) -> str:
     rest = "Paid in full." if due.amount <= 0 else f"{_amount(due)} still due."
     return (
-        f"{merchant}: we received {_amount(paid)} for invoice {invoice}. {rest}"
-        f" Receipt: {url} {OPT_OUT}"
+        f"{merchant}: thank you for your payment on invoice {invoice}. Paid so far:"
+        f" {_amount(paid)}. {rest} Receipt: {url} {OPT_OUT}"
     )
 
 
@@ -185,8 +185,8 @@ def receipt_email(
     subject = f"Receipt for invoice {invoice} from {merchant}"
     rest = "The invoice is paid in full." if due.amount <= 0 else f"{_amount(due)} is still due."
     body = (
-        f"Hello,\n\n{merchant} received your payment of {_amount(paid)} for invoice {invoice}."
-        f" {rest}\n\nYour receipt: {url}\n\nThank you.\n"
+        f"Hello,\n\n{merchant} received your payment on invoice {invoice}; paid so far:"
+        f" {_amount(paid)}. {rest}\n\nYour receipt: {url}\n\nThank you.\n"
     )
     return subject, body
 

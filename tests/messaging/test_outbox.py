@@ -185,7 +185,7 @@ def test_invoice_paid_queues_receipt_text_and_email(
     text, email = only(hub, Channel.SMS), only(hub, Channel.EMAIL)
     assert text.kind is TextKind.RECEIPT
     assert text.status is MessageStatus.QUEUED
-    assert "we received $100.00 for invoice INV-7. $25.00 still due." in text.body
+    assert "payment on invoice INV-7. Paid so far: $100.00. $25.00 still due." in text.body
     assert email.subject == "Receipt for invoice INV-7 from Acme Plumbing"
 
 
