@@ -112,14 +112,18 @@ def _same_origin(request: Request[Any, Any, Any]) -> bool:
     return True
 
 
-@get("/approve/{token:str}", opt=PUBLIC, sync_to_thread=True, include_in_schema=False)
-def approval_page(token: FromPath[str], hub: Hub) -> Response[bytes]:
-    """The request as the customer sees it; a Cancelled or Approved one shows its state."""
+def _show(hub: PayHub, token: str) -> Response[bytes]:
     try:
         view = hub.approvals.view(token)
     except NotFound:
         return message_page(404, "Link not found", NOT_FOUND)
     return render(view, token)
+
+
+@get("/approve/{token:str}", opt=PUBLIC, include_in_schema=False)
+async def approval_page(token: FromPath[str], hub: Hub) -> Response[bytes]:
+    """The request as the customer sees it; a Cancelled or Approved one shows its state."""
+    return await anyio.to_thread.run_sync(_show, hub, token)
 
 
 def _approve(hub: PayHub, token: str, form: dict[str, str]) -> Response[bytes]:

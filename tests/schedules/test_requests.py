@@ -1,0 +1,190 @@
+"""Schedule requests and their public approval page, over HTTP on both stores."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from payhub.adapters.system import FixedClock
+from payhub.domain.schedules import RequestStatus, ScheduleStatus
+from tests.customers.support import Shop
+from tests.schedules.conftest import at
+
+
+def request_body(clock: FixedClock, **extra: Any) -> dict[str, Any]:
+    return {
+        "gateway": "simulator",
+        "startAtUtc": at(clock, days=2),
+        "cadence": "Monthly",
+        "maxCharges": 6,
+        "amount": 40,
+        **extra,
+    }
+
+
+def page_path(made: dict[str, Any]) -> str:
+    return urlsplit(made["approvalUrl"]).path
+
+
+def form_token(html: str) -> str:
+    found = re.search(r'name="formToken" value="([^"]+)"', html)
+    assert found, html
+    return found.group(1)
+
+
+def approve(shop: Shop, path: str, token: str = "sim_card_ok_1a2b") -> Any:
+    page = shop.client.get(path)
+    assert page.status_code == 200
+    return shop.client.post(
+        path,
+        data={"formToken": form_token(page.text), "paymentMethodToken": token, "type": "Card"},
+        follow_redirects=False,
+    )
+
+
+def test_a_customer_request_is_approved_and_only_then_the_schedule_exists(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    cid = customer["customerId"]
+    made = shop.created(f"/customers/{cid}/schedule-requests", request_body(clock))
+    assert made["status"] == "Pending"
+    token = page_path(made).rsplit("/", 1)[1]
+    assert len(token) >= 22  # at least 128 bits
+    assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+    page = shop.client.get(page_path(made))
+    assert "40.00 USD" in page.text
+    assert "Every month" in page.text
+    assert page.headers["x-frame-options"] == "DENY"
+    response = approve(shop, page_path(made))
+    assert response.status_code == 303, response.text
+    stored = shop.read(lambda uow, m: uow.schedule_requests.get(m, made["scheduleRequestId"]))
+    assert stored.status is RequestStatus.APPROVED
+    (schedule,) = shop.read(lambda uow, m: uow.scheduled_payments.list(m))
+    assert schedule.id == stored.schedule_id
+    assert (schedule.status, schedule.max_charges) == (ScheduleStatus.ACTIVE, 6)
+    methods = shop.ok(shop.get(f"/customers/{cid}/payment-methods"))["data"]
+    assert [m["paymentMethodId"] for m in methods] == [schedule.payment_method_id]
+    got = shop.ok(shop.get(f"/schedule-requests/{made['scheduleRequestId']}"))
+    assert got["scheduledPaymentId"] == schedule.id
+    # Approved: cannot be approved again, nor cancelled; the page says so.
+    assert "Schedule approved" in shop.client.get(page_path(made)).text
+    assert shop.post(f"/schedule-requests/{made['scheduleRequestId']}/cancel").status_code == 409
+
+
+def test_a_cancelled_request_cannot_be_approved(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    made = shop.created(
+        f"/customers/{customer['customerId']}/schedule-requests", request_body(clock)
+    )
+    page = shop.client.get(page_path(made))
+    body = shop.ok(shop.post(f"/schedule-requests/{made['scheduleRequestId']}/cancel"))
+    assert body["status"] == "Cancelled"
+    response = shop.client.post(
+        page_path(made),
+        data={"formToken": form_token(page.text), "paymentMethodToken": "sim_card_ok"},
+    )
+    assert response.status_code == 409
+    assert "withdrew" in response.text
+    assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+    assert shop.read(lambda uow, m: uow.payment_methods.list(m, customer["customerId"])) == []
+
+
+def test_a_forged_or_replayed_form_token_is_refused(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    made = shop.created(
+        f"/customers/{customer['customerId']}/schedule-requests", request_body(clock)
+    )
+    page = shop.client.get(page_path(made))
+    token = form_token(page.text)
+    nonce = token.split(".")[0]
+    for forged in ("", "1", f"{nonce}.{'0' * 32}"):
+        response = shop.client.post(
+            page_path(made), data={"formToken": forged, "paymentMethodToken": "sim_card_ok"}
+        )
+        assert response.status_code == 403, forged
+    declined = shop.client.post(
+        page_path(made), data={"formToken": token, "paymentMethodToken": "bogus"}
+    )
+    assert declined.status_code == 402  # the gateway refused the token; a fresh form is shown
+    replay = shop.client.post(
+        page_path(made), data={"formToken": token, "paymentMethodToken": "sim_card_ok"}
+    )
+    assert replay.status_code == 403
+    cross = shop.client.post(
+        page_path(made),
+        data={"formToken": form_token(declined.text), "paymentMethodToken": "sim_card_ok"},
+        headers={"Sec-Fetch-Site": "cross-site"},
+    )
+    assert cross.status_code == 403
+    stored = shop.read(lambda uow, m: uow.schedule_requests.get(m, made["scheduleRequestId"]))
+    assert stored.status is RequestStatus.PENDING
+    assert shop.client.get("/approve/not-a-real-token-at-all").status_code == 404
+
+
+def test_an_itemised_request_lists_and_pages(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    cid = customer["customerId"]
+    body = request_body(
+        clock,
+        amount=None,
+        lineItems=[{"description": "Lessons", "quantity": 4, "unitPrice": 12.5}],
+        taxRatePercent=10,
+    )
+    made = shop.created(f"/customers/{cid}/schedule-requests", body)
+    assert (made["subtotal"], made["tax"], made["amount"]) == (50, 5, 55)
+    second = shop.created(f"/customers/{cid}/schedule-requests", request_body(clock))
+    listed = shop.ok(shop.get("/schedule-requests", params={"limit": 1}))
+    assert [r["scheduleRequestId"] for r in listed["data"]] == [second["scheduleRequestId"]]
+    assert listed["hasMore"] is True
+    assert "Lessons" in shop.client.get(page_path(made)).text
+    bad = shop.post(f"/customers/{cid}/schedule-requests", request_body(clock, gateway="nope"))
+    assert bad.status_code == 400
+    assert (
+        shop.post("/customers/cus_nope/schedule-requests", request_body(clock)).status_code == 404
+    )
+
+
+def test_an_invoice_request_takes_the_invoices_addresses_and_pays_it(
+    shop: Shop,
+    customer: dict[str, Any],
+    clock: FixedClock,
+    run_worker: Callable[[], Any],
+) -> None:
+    invoice = shop.created(
+        "/invoices",
+        {
+            "lineItems": [{"description": "Sofa", "quantity": 1, "unitPrice": 90}],
+            "gateway": "simulator",
+            "customerId": customer["customerId"],
+            "shipToAddress": {"line1": "9 Couch Rd"},
+        },
+    )
+    number = invoice["invoiceNumber"]
+    made = shop.created(
+        f"/invoices/{number}/schedule-requests",
+        {"startAtUtc": at(clock, hours=1), "cadence": "Weekly", "amount": 30},
+    )
+    assert made["invoiceNumber"] == number
+    assert made["shipToAddress"]["line1"] == "9 Couch Rd"
+    assert made["billToAddress"]["line1"] == "1 Analytical Way"
+    too_much = shop.post(
+        f"/invoices/{number}/schedule-requests",
+        {"startAtUtc": at(clock, hours=1), "amount": 91},
+    )
+    assert too_much.status_code == 400
+    assert approve(shop, page_path(made)).status_code == 303
+    from datetime import timedelta
+
+    for _ in range(4):
+        clock.advance(timedelta(days=7))
+        run_worker()
+    paid = shop.read(lambda uow, m: uow.invoices.get(m, number))
+    assert paid.status.value == "Paid"
+    assert [p.amount.amount for p in paid.payments] == [30, 30, 30]
+    (schedule,) = shop.read(lambda uow, m: uow.scheduled_payments.list(m))
+    assert (schedule.status, schedule.charges) == (ScheduleStatus.COMPLETED, 3)
