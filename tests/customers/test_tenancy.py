@@ -27,6 +27,8 @@ PREFIXES = tuple(
         "tax-rates",
         "locations",
         "invoices",
+        "scheduled-payments",
+        "schedule-requests",
     )
 )
 _n = itertools.count()
@@ -96,6 +98,61 @@ BODIES |= {
     "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/embed": lambda w: None,
     "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/void": lambda w: None,
 }
+_SCHEDULE = {"startAtUtc": "2030-01-01T09:00:00Z", "cadence": "Monthly", "amount": 5}
+BODIES |= {
+    "POST /api/merchant-accounts/{ref}/scheduled-payments": lambda w: {
+        **_SCHEDULE,
+        "customerId": w["customer_id"],
+        "paymentMethodId": w["schedule_method_id"],
+    },
+    "POST /api/merchant-accounts/{ref}/scheduled-payments/{scheduled_payment_id}/pause": (
+        lambda w: None
+    ),
+    "POST /api/merchant-accounts/{ref}/scheduled-payments/{scheduled_payment_id}/resume": (
+        lambda w: None
+    ),
+    "POST /api/merchant-accounts/{ref}/scheduled-payments/{scheduled_payment_id}/cancel": (
+        lambda w: None
+    ),
+    "POST /api/merchant-accounts/{ref}/scheduled-payments/{scheduled_payment_id}/run-now": (
+        lambda w: None
+    ),
+    "POST /api/merchant-accounts/{ref}/customers/{customer_id}/schedule-requests": lambda w: {
+        **_SCHEDULE,
+        "gateway": "simulator",
+    },
+    "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/schedule-requests": lambda w: {
+        "startAtUtc": "2030-01-01T09:00:00Z"
+    },
+    "POST /api/merchant-accounts/{ref}/schedule-requests/{schedule_request_id}/cancel": (
+        lambda w: None
+    ),
+}
+
+
+def fresh_schedule_objects(shop: Shop, world: dict[str, str], op: Operation) -> None:
+    """Schedule moves change state for good: each call gets a schedule in the right state,
+    a Pending request, and an invoice with a customer."""
+    body = BODIES["POST /api/merchant-accounts/{ref}/scheduled-payments"](world)
+    world["scheduled_payment_id"] = shop.created("/scheduled-payments", body)["scheduledPaymentId"]
+    if op.template.endswith("/resume"):
+        shop.ok(shop.post(f"/scheduled-payments/{world['scheduled_payment_id']}/pause"))
+    world["schedule_request_id"] = shop.created(
+        f"/customers/{world['customer_id']}/schedule-requests",
+        BODIES["POST /api/merchant-accounts/{ref}/customers/{customer_id}/schedule-requests"](
+            world
+        ),
+    )["scheduleRequestId"]
+    if op.template.endswith("/schedule-requests") and "invoice_number" in op.params:
+        world["invoice_number"] = shop.created(
+            "/invoices",
+            {
+                **BODIES["POST /api/merchant-accounts/{ref}/invoices"](world),
+                "customerId": world["customer_id"],
+            },
+        )["invoiceNumber"]
+
+
 # Query parameters a route needs to be valid.
 QUERIES: dict[str, dict[str, str]] = {
     "GET /api/merchant-accounts/{ref}/tax-rates/suggestion": {"postalCode": "94105"},
@@ -126,7 +183,7 @@ def world(
     shop.hub.provider(shop.hub.as_provider(shop.account.provider.id)).merchant(
         OWNER_REF
     ).invoices.change_embed_origins(add=["https://shop.example"])
-    return {
+    world = {
         "invoice_number": invoice["invoiceNumber"],
         "ref": OWNER_REF,
         "customer_id": cid,
@@ -143,6 +200,16 @@ def world(
         "sister_merchant": merchant_key(shop.account, "sister"),
         "other_provider": other_provider.key,
     }
+    world["schedule_method_id"] = shop.created(
+        f"/customers/{cid}/payment-methods/simulator", {"paymentMethodToken": "sim_card_ok"}
+    )["paymentMethodId"]
+    fresh_schedule_objects(shop, world, operations_stub())
+    return world
+
+
+def operations_stub() -> Operation:
+    """Any operation outside the schedule moves, to make the first schedule objects."""
+    return Operation("GET", "/api/merchant-accounts/{ref:str}/scheduled-payments", "merchant")
 
 
 def send(client: Client, op: Operation, world: dict[str, str], ref: str, key: str) -> Any:
@@ -174,6 +241,8 @@ def snapshot(hub: PayHub) -> dict[str, Any]:
                 "location_settings": uow.locations.settings(m.id),
                 "invoices": uow.invoices.list(m.id, limit=1000),
                 "invoice_settings": uow.invoices.settings(m.id),
+                "schedules": uow.scheduled_payments.list(m.id, limit=1000),
+                "schedule_requests": uow.schedule_requests.list(m.id, limit=1000),
             }
     return out
 
@@ -238,6 +307,10 @@ def test_the_owner_succeeds_on_every_route(
                 world["invoice_number"] = shop.created(
                     "/invoices", BODIES["POST /api/merchant-accounts/{ref}/invoices"](world)
                 )["invoiceNumber"]  # voiding is for good: a fresh invoice each pass
+            if {"scheduled_payment_id", "schedule_request_id"} & set(op.params) or (
+                op.template.endswith("/schedule-requests") and "invoice_number" in op.params
+            ):
+                fresh_schedule_objects(shop, world, op)
             response = send(client, op, world, OWNER_REF, world[key])
             world["invoice_number"] = kept
             assert response.is_success, (key, str(op), response.status_code, response.text)
