@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from payhub.domain.errors import ValidationError
@@ -61,9 +62,9 @@ def clean_origin(value: str, field: str = "origin") -> str:
 
 
 def change_origins(
-    current: tuple[str, ...] | list[str],
-    add: list[str] | tuple[str, ...] = (),
-    remove: list[str] | tuple[str, ...] = (),
+    current: Sequence[str],
+    add: Sequence[str] = (),
+    remove: Sequence[str] = (),
     clear: bool = False,
 ) -> tuple[str, ...]:
     """The new list: cleared first if asked, then removals, then additions (kept in order,
