@@ -107,6 +107,33 @@ def leasing(items: int) -> None:
     )
 
 
+def schedules(items: int) -> None:
+    from bench.schedules import run
+
+    rows = []
+    for workers in (1, 4):
+        url, drop = _pg_schema_url()
+        try:
+            result = run(url, items, workers)
+        finally:
+            drop()
+        rows.append(
+            [
+                workers,
+                items,
+                result["runs_per_s"],
+                result["seconds"],
+                int(result["charged"]),
+                int(result["double"]),
+            ]
+        )
+    print_table(
+        f"Due scheduled-payment runs on PostgreSQL through the simulator, {items} schedules",
+        rows,
+        ["workers", "runs", "runs/s", "seconds", "charged", "double charges"],
+    )
+
+
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
@@ -292,7 +319,9 @@ def links(seconds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("suite", choices=["foundation", "stores", "leasing", "payments", "links"])
+    parser.add_argument(
+        "suite", choices=["foundation", "stores", "leasing", "payments", "links", "schedules"]
+    )
     parser.add_argument("--items", type=int, default=5000, help="leasing: due items")
     parser.add_argument("--seconds", type=int, default=5)
     args = parser.parse_args()
@@ -306,6 +335,8 @@ def main() -> None:
         payments(args.seconds)
     elif args.suite == "links":
         links(args.seconds)
+    elif args.suite == "schedules":
+        schedules(args.items if args.items != 5000 else 200)
 
 
 if __name__ == "__main__":
