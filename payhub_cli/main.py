@@ -387,7 +387,8 @@ def db_status(db_url: str) -> None:
     )
 
 
-import payhub_cli.invoices  # noqa: E402, F401  (registers ``payhub invoices``)
+import payhub_cli.invoices  # noqa: E402  (registers ``payhub invoices``)
+import payhub_cli.messaging  # noqa: E402, F401  (registers ``payhub texting``, ``outbox``)
 from payhub_cli import links, portal  # noqa: E402, F401  (they register their commands on ``cli``)
 
 if __name__ == "__main__":  # pragma: no cover

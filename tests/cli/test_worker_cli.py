@@ -14,4 +14,5 @@ def test_worker_once_runs_a_pass_and_exits(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("PAYHUB_KEY_FILE", str(tmp_path / "k"))
     result = CliRunner().invoke(cli, ["worker", "--once", "--db", f"sqlite:///{tmp_path}/x.db"])
     assert result.exit_code == 0, result.output
-    assert "housekeeping only" in result.output
+    assert "queues:" in result.output
+    assert "outbox" in result.output

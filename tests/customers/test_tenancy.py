@@ -29,6 +29,8 @@ PREFIXES = tuple(
         "invoices",
         "scheduled-payments",
         "schedule-requests",
+        "messages",
+        "texting",
     )
 )
 _n = itertools.count()
