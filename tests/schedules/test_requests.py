@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -137,6 +138,7 @@ def test_an_itemised_request_lists_and_pages(
     )
     made = shop.created(f"/customers/{cid}/schedule-requests", body)
     assert (made["subtotal"], made["tax"], made["amount"]) == (50, 5, 55)
+    clock.advance(timedelta(seconds=1))  # newest first: a later creation time
     second = shop.created(f"/customers/{cid}/schedule-requests", request_body(clock))
     listed = shop.ok(shop.get("/schedule-requests", params={"limit": 1}))
     assert [r["scheduleRequestId"] for r in listed["data"]] == [second["scheduleRequestId"]]
@@ -178,8 +180,6 @@ def test_an_invoice_request_takes_the_invoices_addresses_and_pays_it(
     )
     assert too_much.status_code == 400
     assert approve(shop, page_path(made)).status_code == 303
-    from datetime import timedelta
-
     for _ in range(4):
         clock.advance(timedelta(days=7))
         run_worker()
