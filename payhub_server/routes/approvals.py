@@ -39,6 +39,11 @@ _CADENCE = {
     Cadence.MONTHLY: "Every month (on the same day; the last day in shorter months)",
     Cadence.YEARLY: "Every year",
 }
+_ALREADY = {
+    "Approved": "This schedule was already approved, so nothing changed: the payment method"
+    " you just entered was not saved.",
+    "Cancelled": "This request was withdrawn before you approved it. Nothing was saved or charged.",
+}
 NOT_FOUND = (
     "There is no payment schedule to approve at this address. Check that the link is complete,"
     " or ask the business that sent it for a new one."
@@ -139,7 +144,10 @@ def _approve(hub: PayHub, token: str, form: dict[str, str]) -> Response[bytes]:
     except NotFound:
         return message_page(404, "Link not found", NOT_FOUND)
     except Conflict:
-        return render(hub.approvals.view(token), token, 409)
+        # Another tab (or a withdrawal) got there first: say so, or the customer would see
+        # "Schedule approved" and believe the method just entered is the one on file.
+        view = hub.approvals.view(token)
+        return render(view, token, 409, _ALREADY.get(view.request.status.value))
     except Forbidden as e:
         return render(hub.approvals.view(token), token, 403, e.detail)
     except GatewayError as e:
