@@ -390,6 +390,7 @@ def db_status(db_url: str) -> None:
 import payhub_cli.invoices  # noqa: E402  (registers ``payhub invoices``)
 import payhub_cli.messaging  # noqa: E402, F401  (registers ``payhub texting``, ``outbox``)
 from payhub_cli import links, portal  # noqa: E402, F401  (they register their commands on ``cli``)
+from payhub_cli import schedules as _schedules  # noqa: E402, F401  (``payhub schedules``)
 
 if __name__ == "__main__":  # pragma: no cover
     # ``python -m payhub_cli.main``: the command modules registered on the importable
