@@ -142,11 +142,17 @@ def pay_link_text(merchant: str, invoice: str, due: Money, url: str) -> str:
     return f"{merchant}: invoice {invoice} for {_amount(due)} is ready. Pay here: {url} {OPT_OUT}"
 
 
-def receipt_text(merchant: str, invoice: str, paid: Money, due: Money, url: str) -> str:
-    rest = "Paid in full." if due.amount <= 0 else f"{_amount(due)} still due."
+def receipt_text(
+    merchant: str, invoice: str, payment: Money, paid: Money, due: Money, url: str
+) -> str:
+    rest = (
+        "Paid in full."
+        if due.amount <= 0
+        else f"Paid so far: {_amount(paid)}; {_amount(due)} still due."
+    )
     return (
-        f"{merchant}: thank you for your payment on invoice {invoice}. Paid so far:"
-        f" {_amount(paid)}. {rest} Receipt: {url} {OPT_OUT}"
+        f"{merchant}: thank you for your payment of {_amount(payment)} on invoice {invoice}."
+        f" {rest} Receipt: {url} {OPT_OUT}"
     )
 
 
@@ -180,13 +186,17 @@ def pay_link_email(merchant: str, invoice: str, due: Money, url: str) -> tuple[s
 
 
 def receipt_email(
-    merchant: str, invoice: str, paid: Money, due: Money, url: str
+    merchant: str, invoice: str, payment: Money, paid: Money, due: Money, url: str
 ) -> tuple[str, str]:
     subject = f"Receipt for invoice {invoice} from {merchant}"
-    rest = "The invoice is paid in full." if due.amount <= 0 else f"{_amount(due)} is still due."
+    rest = (
+        "The invoice is paid in full."
+        if due.amount <= 0
+        else f"Paid so far: {_amount(paid)}; {_amount(due)} is still due."
+    )
     body = (
-        f"Hello,\n\n{merchant} received your payment on invoice {invoice}; paid so far:"
-        f" {_amount(paid)}. {rest}\n\nYour receipt: {url}\n\nThank you.\n"
+        f"Hello,\n\n{merchant} received your payment of {_amount(payment)} on invoice"
+        f" {invoice}. {rest}\n\nYour receipt: {url}\n\nThank you.\n"
     )
     return subject, body
 

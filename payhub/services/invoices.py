@@ -396,6 +396,7 @@ def record_invoice_payment(
         merchant=merchant,
         customer_id=invoice.customer_id,
         invoice_number=invoice.number,
+        payment_amount=payment.amount,
         amount_paid=invoice.amount_paid,
         amount_due=invoice.amount_due,
         receipt_url=receipt_url(deps, invoice.pay_token),

@@ -62,18 +62,24 @@ def invoice_paid(
     merchant: Merchant,
     customer_id: str | None,
     invoice_number: str,
+    payment_amount: Money,
     amount_paid: Money,
     amount_due: Money,
     receipt_url: str,
 ) -> None:
-    """Text (and email) the receipt of a payment on an invoice."""
+    """Text (and email) the receipt of one payment on an invoice (``amount_paid`` is the
+    invoice's total so far)."""
     customer = _customer(uow, merchant, customer_id)
     if customer is None:
         return
     name = merchant.display_name
-    subject, body = texts.receipt_email(name, invoice_number, amount_paid, amount_due, receipt_url)
+    subject, body = texts.receipt_email(
+        name, invoice_number, payment_amount, amount_paid, amount_due, receipt_url
+    )
     queue_email(uow, deps, merchant, customer, TextKind.RECEIPT, subject, body)
-    text = texts.receipt_text(name, invoice_number, amount_paid, amount_due, receipt_url)
+    text = texts.receipt_text(
+        name, invoice_number, payment_amount, amount_paid, amount_due, receipt_url
+    )
     queue_text(uow, deps, merchant, customer, TextKind.RECEIPT, text)
 
 

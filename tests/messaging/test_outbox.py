@@ -178,6 +178,7 @@ def test_invoice_paid_queues_receipt_text_and_email(
             merchant=merchant,
             customer_id=customer.id,
             invoice_number="INV-7",
+            payment_amount=Money(Decimal("40.00"), "USD"),
             amount_paid=Money(Decimal("100.00"), "USD"),
             amount_due=Money(Decimal("25.00"), "USD"),
             receipt_url="https://pay.example.com/receipt/abc",
@@ -185,7 +186,10 @@ def test_invoice_paid_queues_receipt_text_and_email(
     text, email = only(hub, Channel.SMS), only(hub, Channel.EMAIL)
     assert text.kind is TextKind.RECEIPT
     assert text.status is MessageStatus.QUEUED
-    assert "payment on invoice INV-7. Paid so far: $100.00. $25.00 still due." in text.body
+    assert (
+        "payment of $40.00 on invoice INV-7. Paid so far: $100.00; $25.00 still due." in text.body
+    )
+    assert "payment of $40.00 on invoice INV-7. Paid so far: $100.00;" in email.body
     assert email.subject == "Receipt for invoice INV-7 from Acme Plumbing"
 
 
