@@ -39,7 +39,7 @@ from payhub.services.payments import Payments
 from payhub.services.schedule_requests import Approvals, ScheduleRequests
 from payhub.services.schedules import QUEUE as SCHEDULES_QUEUE
 from payhub.services.schedules import Runner, ScheduledPayments
-from payhub.services.worker import JobHandler
+from payhub.services.worker import DeadLetters, JobHandler
 
 DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
 
@@ -108,6 +108,7 @@ class PayHub:
         )
         self.store = store
         self.operators = Operators(self.deps)
+        self.dead_letters = DeadLetters(self.deps)
         self._auth = Authenticator(self.deps)
         short_hosts = ShortHosts(self.deps)
         self.link_admin = LinkAdmin(self.deps, short_hosts)

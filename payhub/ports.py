@@ -173,6 +173,16 @@ class Job:
     attempts: int
 
 
+@attrs.frozen
+class DeadJob:
+    id: str
+    queue: str
+    payload: dict[str, Any]
+    attempts: int
+    dead_at: datetime
+    last_error: str | None
+
+
 class JobRepository(Protocol):
     """Durable work items, leased so that each is taken by exactly one worker."""
 
@@ -186,7 +196,21 @@ class JobRepository(Protocol):
 
     def complete(self, job_id: str, owner: str, now: datetime) -> bool: ...
 
-    def retry(self, job_id: str, owner: str, due_at: datetime) -> bool: ...
+    def retry(
+        self, job_id: str, owner: str, due_at: datetime, error: str | None = None
+    ) -> bool: ...
+
+    def bury(self, job_id: str, owner: str, now: datetime, error: str) -> bool:
+        """Close a job the worker gave up on, keeping why, so an operator can revive it."""
+        ...
+
+    def dead(self, queue: str | None = None, limit: int = 50) -> list[DeadJob]:
+        """Given-up jobs, newest first."""
+        ...
+
+    def revive(self, job_id: str, now: datetime) -> bool:
+        """Make a dead job due again with fresh attempts; False if it is not dead."""
+        ...
 
     def count(self, queue: str, done: bool | None = None) -> int: ...
 

@@ -352,6 +352,50 @@ def worker(db_url: str, once: bool, idle_seconds: float) -> None:
         hub.close()
 
 
+@cli.group()
+def jobs() -> None:
+    """Background jobs the worker gave up on (the dead-letter list)."""
+
+
+@jobs.command("dead")
+@click.option("--queue", help="Only this queue (e.g. outbox, scheduled-payments).")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 500))
+@json_option
+@with_hub
+def jobs_dead(hub: PayHub, queue: str | None, limit: int, as_json: bool) -> None:
+    """List given-up jobs, newest first, with their last error."""
+    rows = hub.dead_letters.list(queue, limit)
+    if as_json:
+        emit_json(
+            [
+                {
+                    "jobId": j.id,
+                    "queue": j.queue,
+                    "attempts": j.attempts,
+                    "deadAtUtc": j.dead_at.isoformat(),
+                    "lastError": j.last_error,
+                    "payload": j.payload,
+                }
+                for j in rows
+            ]
+        )
+        return
+    table(
+        ["JOB", "QUEUE", "ATTEMPTS", "GAVE UP", "LAST ERROR"],
+        [[j.id, j.queue, j.attempts, when(j.dead_at), j.last_error or "-"] for j in rows],
+        "no dead jobs",
+    )
+
+
+@jobs.command("revive")
+@click.argument("job_id")
+@with_hub
+def jobs_revive(hub: PayHub, job_id: str) -> None:
+    """Make a dead job due again with fresh attempts (after fixing its cause)."""
+    hub.dead_letters.revive(job_id)
+    click.echo(f"{job_id}: due again; the next worker pass runs it")
+
+
 # --- database ----------------------------------------------------------------------------
 
 

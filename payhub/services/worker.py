@@ -3,11 +3,13 @@
 Several workers (threads, processes or machines) may run at once: a job is leased by
 exactly one of them (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, the single writer on
 SQLite). A handler that raises is retried with exponential backoff; after the last
-attempt the job is closed and its failure logged. A worker that dies mid-job loses its
-lease when the lease expires and another worker takes the job again, so handlers must be
-idempotent (the job id is theirs to key on). Queues register handlers as the
-capabilities that need them arrive (the outbox, scheduled payments); housekeeping runs on
-every pass: expired idempotency keys are purged.
+attempt the job is buried: closed with its last error and logged, listed by
+``payhub jobs dead`` and made due again by ``payhub jobs revive`` once the cause is
+fixed (handlers are idempotent, so a revived job finishes what it started). A worker
+that dies mid-job loses its lease when the lease expires and another worker takes the
+job again, so handlers must be idempotent (the job id is theirs to key on). Queues
+register handlers in ``PayHub.job_handlers`` (the outbox, scheduled payments);
+housekeeping runs on every pass: expired idempotency keys are purged.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from datetime import timedelta
 import attrs
 import structlog
 
+from payhub.domain.errors import NotFound
 from payhub.domain.retries import RetryPolicy
-from payhub.ports import Job
+from payhub.ports import DeadJob, Job
 from payhub.services.deps import Deps
 
 JobHandler = Callable[[Job], None]
@@ -40,6 +43,16 @@ class Pass:
     @property
     def jobs(self) -> int:
         return sum(self.done.values()) + sum(self.retried.values()) + sum(self.dead.values())
+
+
+ERROR_MAX = 300
+
+
+def describe(error: BaseException) -> str:
+    """What an operator reads about a failed job: the error's type and the start of its
+    message. Domain and adapter errors never carry secrets; the cut keeps rows small."""
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= ERROR_MAX else text[: ERROR_MAX - 1] + "…"
 
 
 class Worker:
@@ -85,9 +98,10 @@ class Worker:
             self._handlers[queue](job)
         except Exception as error:  # a handler's failure is its job's, not the worker's
             now = self._d.clock.now()
+            reason = describe(error)
             if self._policy.gives_up_after(job.attempts):
                 with self._d.store.unit_of_work() as uow:
-                    uow.jobs.complete(job.id, self.owner, now)
+                    uow.jobs.bury(job.id, self.owner, now, reason)
                 log.error(
                     "job given up",
                     queue=queue,
@@ -99,7 +113,9 @@ class Worker:
                 return
             jitter = self._d.randomness.token_bytes(1)[0] / 255
             with self._d.store.unit_of_work() as uow:
-                uow.jobs.retry(job.id, self.owner, now + self._policy.delay(job.attempts, jitter))
+                uow.jobs.retry(
+                    job.id, self.owner, now + self._policy.delay(job.attempts, jitter), reason
+                )
             log.warning(
                 "job retry",
                 queue=queue,
@@ -126,3 +142,20 @@ class Worker:
                 on_pass(done)
             if done.jobs == 0:
                 stop.wait(idle_seconds)
+
+
+class DeadLetters:
+    """The operator's view of given-up jobs."""
+
+    def __init__(self, deps: Deps) -> None:
+        self._d = deps
+
+    def list(self, queue: str | None = None, limit: int = 50) -> list[DeadJob]:
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            return uow.jobs.dead(queue, limit)
+
+    def revive(self, job_id: str) -> None:
+        """Make the job due now with fresh attempts (404 when no dead job has that id)."""
+        with self._d.store.unit_of_work() as uow:
+            if not uow.jobs.revive(job_id, self._d.clock.now()):
+                raise NotFound(f"no dead job '{job_id}'")

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from payhub import PayHub
 from payhub.adapters.system import FixedClock
+from payhub.domain.errors import NotFound
 from payhub.domain.retries import RetryPolicy
 from payhub.ports import Job
-from payhub.services.worker import Worker
+from payhub.services.worker import Worker, describe
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
@@ -68,6 +69,46 @@ def test_a_failing_job_is_retried_later_then_given_up(hub: PayHub) -> None:
     assert calls == ["x", "x", "x"]
     with hub.store.unit_of_work() as uow:
         assert uow.jobs.count("q", done=False) == 0
+        assert uow.jobs.retry("x", "w1", NOW) is False  # closed: nobody may touch it
+
+
+def test_a_given_up_job_is_listed_with_its_error_and_can_be_revived(hub: PayHub) -> None:
+    clock = hub.deps.clock
+    assert isinstance(clock, FixedClock)
+    enqueue(hub, "x", "y")
+    policy = RetryPolicy(base=timedelta(seconds=1), cap=timedelta(seconds=1), max_attempts=1)
+    broken = True
+    ran: list[str] = []
+
+    def handler(job: Job) -> None:
+        if broken and job.id == "x":
+            raise RuntimeError("database unreachable")
+        ran.append(job.id)
+
+    worker = Worker(hub.deps, {"q": handler}, "w1", policy=policy)
+    assert worker.run_once().dead["q"] == 1
+    [dead] = hub.dead_letters.list()
+    assert (dead.id, dead.queue, dead.payload) == ("x", "q", {"n": "x"})
+    assert dead.last_error == "RuntimeError: database unreachable"
+    assert hub.dead_letters.list(queue="other") == []
+
+    broken = False
+    hub.dead_letters.revive("x")
+    assert hub.dead_letters.list() == []
+    assert worker.run_once().done["q"] == 1
+    assert ran == ["y", "x"]
+    with pytest.raises(NotFound):
+        hub.dead_letters.revive("x")  # done, not dead
+    with pytest.raises(NotFound):
+        hub.dead_letters.revive("nope")
+
+
+def test_the_error_kept_for_the_operator_is_cut_short() -> None:
+    assert describe(ValueError("boom")) == "ValueError: boom"
+    long = describe(ValueError("x" * 400))
+    assert len(long) == 300
+    assert long.startswith("ValueError: xxx")
+    assert long.endswith("…")
 
 
 def test_each_pass_purges_expired_idempotency_keys(hub: PayHub) -> None:

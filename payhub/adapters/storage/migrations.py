@@ -611,4 +611,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    Migration(
+        9,
+        "dead jobs: a job the worker gave up on keeps its last error and can be revived",
+        """
+        ALTER TABLE jobs ADD COLUMN last_error TEXT;
+        ALTER TABLE jobs ADD COLUMN dead_at {ts};
+        CREATE INDEX jobs_dead ON jobs(dead_at) WHERE dead_at IS NOT NULL
+        """,
+    ),
 )

@@ -400,12 +400,56 @@ class SqlJobs(_Repo):
             == 1
         )
 
-    def retry(self, job_id: str, owner: str, due_at: datetime) -> bool:
+    def retry(
+        self, job_id: str, owner: str, due_at: datetime, error: str | None = None
+    ) -> bool:
         return (
             self.db.execute(
-                "UPDATE jobs SET due_at = :due, leased_until = NULL, lease_owner = NULL"
+                "UPDATE jobs SET due_at = :due, leased_until = NULL, lease_owner = NULL,"
+                " last_error = :error"
                 " WHERE id = :id AND lease_owner = :owner AND done_at IS NULL",
-                {"due": due_at, "id": job_id, "owner": owner},
+                {"due": due_at, "id": job_id, "owner": owner, "error": error},
+            )
+            == 1
+        )
+
+    def bury(self, job_id: str, owner: str, now: datetime, error: str) -> bool:
+        return (
+            self.db.execute(
+                "UPDATE jobs SET done_at = :now, dead_at = :now, leased_until = NULL,"
+                " last_error = :error"
+                " WHERE id = :id AND lease_owner = :owner AND done_at IS NULL",
+                {"now": now, "id": job_id, "owner": owner, "error": error},
+            )
+            == 1
+        )
+
+    def dead(self, queue: str | None = None, limit: int = 50) -> list[ports.DeadJob]:
+        where = " AND queue = :q" if queue is not None else ""
+        rows = self.db.query(
+            f"SELECT * FROM jobs WHERE dead_at IS NOT NULL{where}"
+            " ORDER BY dead_at DESC, id DESC LIMIT :limit",
+            {"q": queue, "limit": limit},
+        )
+        return [
+            ports.DeadJob(
+                id=r["id"],
+                queue=r["queue"],
+                payload=json.loads(r["payload"]),
+                attempts=int(r["attempts"]),
+                dead_at=to_dt(r["dead_at"]),
+                last_error=r["last_error"],
+            )
+            for r in rows
+        ]
+
+    def revive(self, job_id: str, now: datetime) -> bool:
+        return (
+            self.db.execute(
+                "UPDATE jobs SET done_at = NULL, dead_at = NULL, attempts = 0, due_at = :now,"
+                " lease_owner = NULL, leased_until = NULL"
+                " WHERE id = :id AND dead_at IS NOT NULL",
+                {"now": now, "id": job_id},
             )
             == 1
         )
