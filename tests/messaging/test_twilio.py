@@ -7,6 +7,8 @@ authentication, 20429 too many requests), and the webhook signature."""
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 from datetime import UTC, datetime
 from email.utils import format_datetime
@@ -240,6 +242,50 @@ def test_signature_matches_twilios_published_example() -> None:
         ("To", "+18005551212"),
     ]
     assert twilio_signature(url, params, "12345") == "GvWf1cFY/Q7PnoempGyD5oXAezc="
+
+
+# The vectors of Twilio's own validator tests (twilio-python,
+# tests/unit/test_request_validator.py): token "12345", this URL and these parameters.
+VECTOR_URL = "https://mycompany.com/myapp.php?foo=1&bar=2"
+VECTOR_PARAMS = [
+    ("CallSid", "CA1234567890ABCDE"),
+    ("Digits", "1234"),
+    ("From", "+14158675309"),
+    ("To", "+18005551212"),
+    ("Caller", "+14158675309"),
+]
+
+
+def test_signature_matches_twilios_validator_vectors() -> None:
+    assert twilio_signature(VECTOR_URL, VECTOR_PARAMS, "12345") == "RSOYDt4T1cUTdK1PDd93/VVr8B8="
+    repeated = [("Sid", "CA123"), ("SidAccount", "AC123"), ("Digits", "5678"), ("Digits", "1234")]
+    assert twilio_signature(VECTOR_URL, repeated, "12345") == "IK+Dwps556ElfBT0I3Rgjkr1wJU="
+
+
+def test_a_repeated_value_is_signed_twice_as_twilio_does() -> None:
+    once = twilio_signature("https://x.test/h", [("a", "1")], "tok")
+    twice = twilio_signature("https://x.test/h", [("a", "1"), ("a", "1")], "tok")
+    assert twice != once
+    assert (
+        twice
+        == base64.b64encode(
+            hmac.new(b"tok", b"https://x.test/ha1a1", hashlib.sha1).digest()
+        ).decode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "signature"),
+    [
+        (VECTOR_URL, "RSOYDt4T1cUTdK1PDd93/VVr8B8="),  # signed as called
+        (VECTOR_URL.replace(".com", ".com:1234"), "RSOYDt4T1cUTdK1PDd93/VVr8B8="),  # port dropped
+        (VECTOR_URL, "kvajT1Ptam85bY51eRf/AJRuM3w="),  # Twilio signed https://…:443/…
+        (VECTOR_URL.replace("https", "http"), "0ZXoZLH/DfblKGATFgpif+LLRf4="),  # …:80/…
+    ],
+)
+def test_a_signature_with_or_without_the_port_is_valid(url: str, signature: str) -> None:
+    assert valid_twilio_signature(url, VECTOR_PARAMS, signature, "12345")
+    assert not valid_twilio_signature(url, VECTOR_PARAMS, signature, "54321")
 
 
 def test_signature_sorts_parameters_and_checks_in_constant_time() -> None:
