@@ -59,7 +59,7 @@ class PaymentIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     """What the pay page's script posts: never a card or bank number, only the token."""
 
     attempt_token: str
-    payment_token: str
+    payment_method_token: str
     method_type: MethodType
     amount: Decimal | None = None
 
@@ -180,7 +180,7 @@ def _pay(hub: PayHub, token: str, data: PaymentIn, attempt_id: str) -> dict[str,
     outcome = hub.pay_pages.pay(
         token,
         amount=data.amount,
-        payment_token=data.payment_token,
+        payment_token=data.payment_method_token,
         method_type=data.method_type,
         attempt_id=attempt_id,
     )

@@ -3,7 +3,7 @@
  *
  * Reads its settings from <script type="application/json" id="payhub-config">, renders the
  * gateway's hosted fields, checks the amount against the invoice's partial-payment rules
- * (the server checks again), posts {attemptToken, amount, paymentToken, methodType} as JSON
+ * (the server checks again), posts {attemptToken, amount, paymentMethodToken, methodType} as JSON
  * and never sends a card or bank number: only the hosted fields' token leaves the browser.
  *
  * Embedded in a frame, it posts {source: "payhub", type, invoiceNumber, status, ...} messages
@@ -157,7 +157,7 @@
           method: "POST",
           credentials: "same-origin",
           headers: {"Content-Type": "application/json", "Accept": "application/json"},
-          body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentToken: result.token, methodType: m})
+          body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentMethodToken: result.token, methodType: m})
         }).then(function (response) {
           return response.json().catch(function () { return {}; }).then(function (body) {
             return {ok: response.ok, status: response.status, body: body};

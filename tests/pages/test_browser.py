@@ -165,7 +165,7 @@ def test_two_tabs_paying_at_once_never_overpay(live: Live) -> None:
     def post(i: int) -> httpx.Response:
         return httpx.post(
             f"{live.base}/pay/{token}/payments",
-            json={"attemptToken": tabs[i], "paymentToken": f"sim_card_ok_tab{i}",
+            json={"attemptToken": tabs[i], "paymentMethodToken": f"sim_card_ok_tab{i}",
                   "methodType": "Card", "amount": "106.60"},
             headers={"Origin": live.base},
             timeout=30,

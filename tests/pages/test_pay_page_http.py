@@ -43,7 +43,7 @@ def pay(
     method: str = "Card",
     headers: dict[str, str] | None = None,
 ) -> Any:
-    body: dict[str, Any] = {"attemptToken": attempt, "paymentToken": payment_token,
+    body: dict[str, Any] = {"attemptToken": attempt, "paymentMethodToken": payment_token,
                             "methodType": method}  # fmt: skip
     if amount is not None:
         body["amount"] = amount
@@ -304,13 +304,13 @@ def test_only_json_is_accepted_and_raw_numbers_never(
     attempt = open_page(client, token)["attemptToken"]
     form = client.post(
         f"/pay/{token}/payments",
-        data={"attemptToken": attempt, "paymentToken": "sim_card_ok_1", "methodType": "Card"},
+        data={"attemptToken": attempt, "paymentMethodToken": "sim_card_ok_1", "methodType": "Card"},
         headers=SAME_ORIGIN,
     )
     assert form.status_code == 415
     raw = client.post(
         f"/pay/{token}/payments",
-        json={"attemptToken": attempt, "paymentToken": "4242 4242 4242 4242",
+        json={"attemptToken": attempt, "paymentMethodToken": "4242 4242 4242 4242",
               "methodType": "Card"},
         headers=SAME_ORIGIN,
     )  # fmt: skip
@@ -318,18 +318,26 @@ def test_only_json_is_accepted_and_raw_numbers_never(
     assert raw.json()["type"] == "/problems/raw-card-data"
     field = client.post(
         f"/pay/{token}/payments",
-        json={"attemptToken": attempt, "paymentToken": "sim_card_ok_1", "methodType": "Card",
+        json={"attemptToken": attempt, "paymentMethodToken": "sim_card_ok_1", "methodType": "Card",
               "cardNumber": "4000000000000002"},
         headers=SAME_ORIGIN,
     )  # fmt: skip
     assert field.status_code == 400
     unknown = client.post(
         f"/pay/{token}/payments",
-        json={"attemptToken": attempt, "paymentToken": "sim_card_ok_1", "methodType": "Card",
+        json={"attemptToken": attempt, "paymentMethodToken": "sim_card_ok_1", "methodType": "Card",
               "extra": 1},
         headers=SAME_ORIGIN,
     )  # fmt: skip
     assert unknown.status_code == 400
+    # The token field is named as in the charge request everywhere (spec: Charge request).
+    old_name = client.post(
+        f"/pay/{token}/payments",
+        json={"attemptToken": attempt, "paymentToken": "sim_card_ok_1", "methodType": "Card"},
+        headers=SAME_ORIGIN,
+    )
+    assert old_name.status_code == 400
+    assert old_name.json()["errors"][0]["field"] == "paymentToken"
     method = pay(client, token, attempt, "106.60", method="Cash")
     assert method.status_code == 400
     assert shop.read(invoice["invoiceNumber"])["payments"] == []
