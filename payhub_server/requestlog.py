@@ -2,10 +2,14 @@
 
 It wraps the app from outside so 404s, 405s and crashes are logged too. The path is
 logged without its query string (queries may carry tokens); headers are never logged.
+The public pages' paths carry their link token, which is the only key to an invoice or a
+schedule request, so only a short prefix of it is logged (enough to match a support
+question to a log line, far too little to open the page).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from typing import Any
@@ -14,6 +18,10 @@ import structlog
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 log = structlog.get_logger("payhub.http")
+
+# /pay/{token}..., /embed/{token}..., /approve/{token}: the token is a bearer secret.
+_TOKEN_PATH = re.compile(r"^/(pay|embed|approve)/([^/]+)")
+_KEPT = 6
 
 
 class RequestLog:
@@ -45,11 +53,16 @@ class RequestLog:
             log.info(
                 "request",
                 method=scope["method"],
-                path=scope["path"],
+                path=loggable_path(scope["path"]),
                 status=status,
                 duration_ms=round((time.perf_counter() - started) * 1000, 2),
             )
             structlog.contextvars.unbind_contextvars("request_id")
+
+
+def loggable_path(path: str) -> str:
+    """The path with a public page's link token cut to a short prefix."""
+    return _TOKEN_PATH.sub(lambda m: f"/{m.group(1)}/{m.group(2)[:_KEPT]}...", path, count=1)
 
 
 def _incoming_id(scope: Scope) -> str | None:
