@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -615,3 +616,77 @@ def test_a_stale_duplicate_job_does_nothing(
     hub.outbox.deliver(stale)
     assert sms.sent == []
     assert only(hub, Channel.SMS).status is MessageStatus.QUEUED
+
+
+# --- a buried job: the worker gave up, the operator revives it ---------------------------------
+
+
+@pytest.mark.parametrize("provider_took_it", [True, False], ids=["taken", "not-taken"])
+def test_a_buried_delivery_is_revived_and_delivers_exactly_once(
+    hub: PayHub,
+    shop: MerchantScope,
+    new_customer: Callable[..., Customer],
+    clock: FixedClock,
+    sms: FakeSms,
+    store_url: str,
+    key_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    provider_took_it: bool,
+) -> None:
+    """The handler itself keeps crashing (the database is down when the outcome is to be
+    recorded, or the sender has a bug), so the worker buries the job with the message
+    stranded in ``Sending``. ``payhub jobs revive`` makes the same job due again; the next
+    pass delivers the text once: looked up and recorded if the provider took it, sent once
+    if it did not."""
+    from click.testing import CliRunner
+
+    from payhub_cli.main import cli
+    from tests.messaging.test_cli_e2e import midday_zone
+
+    monkeypatch.setenv("PAYHUB_KEY_FILE", str(key_file))
+    clock.set(datetime.now(UTC).replace(microsecond=0))  # `payhub jobs revive` uses real time
+    shop.texting.switch([TextKind.PAY_LINK], True, time_zone=midday_zone())
+    send_invoice(hub, shop, new_customer(email=None).id)
+    text = only(hub, Channel.SMS)
+    assert text.status is MessageStatus.QUEUED
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("database is down")
+
+    if provider_took_it:
+        monkeypatch.setattr(Outbox, "_record_sent", down)
+    else:
+        monkeypatch.setattr(FakeSms, "send", down)
+    giving_up = Worker(hub.deps, hub.job_handlers(), "w", policy=RetryPolicy(max_attempts=3))
+    passes = []
+    for _ in range(3):
+        passes.append(giving_up.run_once())
+        clock.advance(timedelta(hours=1))
+    assert [p.retried[QUEUE] for p in passes] == [1, 1, 0]
+    assert passes[-1].dead[QUEUE] == 1
+    stranded = only(hub, Channel.SMS)
+    assert stranded.status is MessageStatus.SENDING
+    assert stranded.job_id == text.job_id
+    assert len(sms.taken) == (1 if provider_took_it else 0)
+    assert worker(hub).run_once().jobs == 0  # buried: no worker touches it any more
+
+    runner = CliRunner()
+    dead = runner.invoke(cli, ["jobs", "dead", "--queue", QUEUE, "--db", store_url])
+    assert dead.exit_code == 0, dead.output
+    assert text.job_id is not None
+    assert text.job_id in dead.output
+    assert "RuntimeError: database is down" in dead.output
+
+    monkeypatch.undo()  # the cause is fixed
+    monkeypatch.setenv("PAYHUB_KEY_FILE", str(key_file))
+    revived = runner.invoke(cli, ["jobs", "revive", text.job_id, "--db", store_url])
+    assert revived.exit_code == 0, revived.output
+    clock.advance(timedelta(minutes=1))
+    assert worker(hub).run_once().done[QUEUE] == 1
+    delivered = only(hub, Channel.SMS)
+    assert delivered.status is MessageStatus.SENT
+    assert delivered.provider_message_id == next(iter(sms.taken))
+    assert len(sms.taken) == 1  # exactly once at the provider
+    assert sms.lookups >= 1
+    assert worker(hub).run_once().jobs == 0
+    assert len(sms.taken) == 1
