@@ -19,8 +19,8 @@ from tests.conftest import Account
 from tests.customers.support import Client, Shop
 from tests.messaging.conftest import PHONE, FakeMailer, FakeSms
 from tests.messaging.test_outbox import NOON_NY
-from tests.pages.test_pay_page_http import open_page, pay
 from tests.pages.support import token_of
+from tests.pages.test_pay_page_http import open_page, pay
 from tests.schedules.conftest import at
 
 
