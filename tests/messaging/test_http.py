@@ -340,3 +340,45 @@ def test_texting_settings_read(client: Client, api_shop: tuple[Account, Merchant
     on = client.get("/api/merchant-accounts/acme/texting", headers=account.headers).json()
     assert on["timeZone"] == "America/Chicago"
     assert {k["kind"] for k in on["kinds"] if k["enabled"]} == {"Receipt"}
+
+
+def test_the_merchant_reads_every_consent_change_and_its_source_over_the_api(
+    client: Client, hub: PayHub, api_shop: tuple[Account, MerchantScope]
+) -> None:
+    """Given by API, withdrawn by STOP, START (block lifted, consent not restored), given
+    again by API: four records, each with its source, read through the merchant's API."""
+    account, _ = api_shop
+    base = "/api/merchant-accounts/acme/customers"
+    made = client.post(
+        base,
+        json={"name": {"first": "Ada"}, "phone": "+1 415 555 2671", "smsConsent": True},
+        headers=account.headers,
+    )
+    assert made.status_code == 201, made.text
+    customer_id = made.json()["customerId"]
+    assert inbound(client, "STOP").status_code == 200
+    assert inbound(client, "START").status_code == 200
+    current = client.get(f"{base}/{customer_id}/sms-consent", headers=account.headers).json()
+    assert (current["consent"], current["source"]) == (False, "Keyword")
+    hub.deps.clock.advance(timedelta(seconds=1))  # type: ignore[attr-defined]
+    again = client.put(
+        f"{base}/{customer_id}/sms-consent", json={"consent": True}, headers=account.headers
+    )
+    assert again.status_code == 200, again.text
+    trail = client.get(f"{base}/{customer_id}/sms-consent/history", headers=account.headers)
+    assert trail.status_code == 200, trail.text
+    rows = [
+        (r["consent"], r["phone"], r["source"], (r["reason"] or "").split(" (")[0])
+        for r in trail.json()["data"]
+    ]
+    assert rows[0][:3] == (True, PHONE, "Api")
+    assert rows[1] == (
+        False,
+        PHONE,
+        "Keyword",
+        "START reply: number unblocked; consent must be given again",
+    )
+    assert rows[2] == (False, PHONE, "Keyword", "STOP reply: consent withdrawn, number blocked")
+    assert rows[3][:3] == (True, PHONE, "Api")
+    assert len(rows) == 4
+    assert not blocked(hub)
