@@ -593,10 +593,17 @@ class PayPageView:
     sms_consent_offered: bool  # a customer exists and at least one payment succeeded
     sms_consent_given: bool
     payment_in_progress: bool
+    # Only the last four digits of the customer's number: the page is public by link.
+    customer_phone_last4: str | None = None
 
     @property
     def amount_due(self) -> Money:
         return self.invoice.amount_due
+
+
+def _last4(phone: str | None) -> str | None:
+    digits = "".join(ch for ch in phone or "" if ch.isdigit())
+    return digits[-4:] if len(digits) >= 4 else None
 
 
 @attrs.frozen
@@ -668,6 +675,7 @@ class PayPages:
             sms_consent_offered=customer is not None and bool(invoice.payments),
             sms_consent_given=customer is not None and customer.consent.consent,
             payment_in_progress=invoice.reserved_attempt is not None,
+            customer_phone_last4=_last4(customer.phone if customer else None),
         )
 
     def view(self, pay_token: str) -> PayPageView:

@@ -61,6 +61,11 @@ class HostedFields:
     bank: bool
 
 
+def masked_phone(last4: str | None) -> str | None:
+    """``2671`` -> ``•••-•••-2671``: the payer recognises it; the link's holder learns little."""
+    return f"•••-•••-{last4}" if last4 else None
+
+
 @attrs.frozen
 class PageModel:
     pay_token: str
@@ -88,6 +93,11 @@ class PageModel:
     sms_recorded: bool
     in_progress: bool  # another attempt holds the invoice right now
     allowed_origins: tuple[str, ...]
+    sms_phone_last4: str | None = None  # the customer's number, never in full on the page
+
+    @property
+    def sms_phone_masked(self) -> str | None:
+        return masked_phone(self.sms_phone_last4)
 
     @property
     def verb(self) -> str:

@@ -22,6 +22,7 @@ from payhub_server.pages.model import (
     PageModel,
     PaymentRow,
     PayOptions,
+    masked_phone,
 )
 
 _SYMBOLS = {"USD": "$"}
@@ -148,6 +149,7 @@ def present(view: PayPageView, pay_token: str) -> PageModel:
         sms_recorded=view.sms_consent_given,
         in_progress=view.payment_in_progress,
         allowed_origins=tuple(view.allowed_origins),
+        sms_phone_last4=view.customer_phone_last4,
     )
 
 
@@ -267,7 +269,8 @@ def payment_result(outcome: Any) -> dict[str, Any]:
 def consent_result(state: Any) -> dict[str, Any]:
     return {
         "consent": state.consent,
-        "phone": state.phone,
+        # Masked: the post answers whoever holds the link, not only the customer.
+        "phone": masked_phone(state.phone[-4:] if state.phone else None),
         "source": state.source.value if state.source else None,
         "recordedAtUtc": state.recorded_at.isoformat() if state.recorded_at else None,
     }

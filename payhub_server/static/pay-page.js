@@ -201,11 +201,26 @@
   if (sms) {
     var smsMessage = document.getElementById("sms-message");
     var smsButton = document.getElementById("sms-submit");
+    var phone = document.getElementById("sms-phone");
+    var saved = document.getElementById("sms-number-saved");
+    var other = document.getElementById("sms-number-other");
+    // null: the number on file (shown masked); "": nothing typed where a number is needed.
+    function typedNumber() {
+      if (saved && saved.checked) return null;
+      return phone.value.trim();
+    }
+    function showNumber() {
+      if (saved) phone.disabled = saved.checked;
+    }
+    if (saved && other) {
+      saved.addEventListener("change", showNumber);
+      other.addEventListener("change", function () { showNumber(); phone.focus(); });
+      showNumber();
+    }
     sms.addEventListener("submit", function (event) {
       event.preventDefault();
       if (smsButton.disabled) return;
       var box = document.getElementById("sms-consent");
-      var phone = document.getElementById("sms-phone");
       smsMessage.className = "message error";
       smsMessage.textContent = "";
       if (!box.checked) {
@@ -213,12 +228,19 @@
         box.focus();
         return;
       }
+      var number = typedNumber();
+      if (number === "") {
+        smsMessage.textContent = "Enter the US mobile number to text, or choose the number shown.";
+        phone.setAttribute("aria-invalid", "true");
+        phone.focus();
+        return;
+      }
       smsButton.disabled = true;
       fetch(cfg.urls.smsConsent, {
         method: "POST",
         credentials: "same-origin",
         headers: {"Content-Type": "application/json", "Accept": "application/json"},
-        body: JSON.stringify({attemptToken: cfg.smsToken, consent: true, phone: phone.value.trim() || null})
+        body: JSON.stringify({attemptToken: cfg.smsToken, consent: true, phone: number})
       }).then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (body) {
           if (response.ok) {

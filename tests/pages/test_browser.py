@@ -85,14 +85,23 @@ def test_pay_a_deposit_and_then_the_rest_and_opt_in_to_texts(live: Live, page: P
     # SMS consent: offered after the payment, unticked; saving without ticking does nothing.
     box = page.get_by_label(re.compile("Yes, text me"))
     expect(box).not_to_be_checked()
+    # The customer's number is offered masked and chosen; another one is optional.
+    expect(page.get_by_label(re.compile("Use this number"))).to_be_checked()
+    expect(page.locator("#sms-form")).to_contain_text("•••-•••-2671")
+    assert "555-2671" not in page.content()
+    expect(page.get_by_label("Other mobile number (US)")).to_be_disabled()
+    page.get_by_label("Another US mobile number").check()
+    expect(page.get_by_label("Other mobile number (US)")).to_be_focused()
+    page.get_by_label(re.compile("Use this number")).check()
     page.get_by_role("button", name="Save my choice").click()
     expect(page.locator("#sms-message")).to_contain_text("Tick the box")
     box.check()
     page.get_by_role("button", name="Save my choice").click()
-    expect(page.get_by_text("Texts will go to +14155552671")).to_be_visible()
+    expect(page.get_by_text("Texts will go to •••-•••-2671")).to_be_visible()
     consent = live.api.get(f"/api/merchant-accounts/{ref}/customers/{customer}/sms-consent")
     assert consent.json()["consent"] is True
     assert consent.json()["source"] == "PayPage"
+    assert consent.json()["phone"] == "+14155552671"
 
     # Now only the balance can be paid, by bank account this time.
     expect(page.get_by_label(re.compile("Deposit"))).to_have_count(0)

@@ -395,7 +395,16 @@ def test_sms_consent_is_offered_only_after_a_payment_and_recorded_from_the_page(
     early = client.post(url, json={"attemptToken": config["smsToken"], "consent": True},
                         headers=SAME_ORIGIN)  # fmt: skip
     assert early.status_code == 409
-    assert pay(client, token, config["attemptToken"], "5.00").status_code == 200
+    first = pay(client, token, config["attemptToken"], "5.00")
+    assert first.status_code == 200
+    # The offer shows the customer's number masked, "use this number" chosen, box unticked.
+    offer = client.get(f"/pay/{token}?paid={first.json()['payment']['id']}").text
+    assert "•••-•••-2671" in offer
+    for full in ("4155552671", "555-2671", "555 2671", "(415)"):
+        assert full not in offer
+    saved_radio = offer.split('id="sms-number-saved"')[1].split(">")[0]
+    assert "checked" in saved_radio
+    assert "checked" not in offer.split('id="sms-consent"')[1].split(">")[0]
     unticked = client.post(url, json={"attemptToken": config["smsToken"], "consent": False},
                            headers=SAME_ORIGIN)  # fmt: skip
     assert unticked.status_code == 400
@@ -411,14 +420,56 @@ def test_sms_consent_is_offered_only_after_a_payment_and_recorded_from_the_page(
                         headers=SAME_ORIGIN)  # fmt: skip
     assert given.status_code == 200, given.text
     assert given.json()["source"] == "PayPage"
-    assert given.json()["phone"] == "+14155552671"
+    assert given.json()["phone"] == "•••-•••-2671"  # masked: the link is public
     stored = customers.get(shop.customer_id).consent
     assert stored.consent is True
     assert stored.source.value == "PayPage"
+    assert stored.phone == "+14155552671"
     paid_id = shop.read(invoice["invoiceNumber"])["payments"][0]["paymentId"]
     page = client.get(f"/pay/{token}?paid={paid_id}").text
     assert "You have agreed to receive texts" in page
     assert 'id="sms-form"' not in page
+
+
+def test_sms_consent_to_another_number_records_that_number(
+    client: TestClient[Litestar], shop: Shop, hub: PayHub, sandbox_provider: Account
+) -> None:
+    invoice = shop.invoice()
+    token = token_of(invoice)
+    config = open_page(client, token)
+    assert pay(client, token, config["attemptToken"]).status_code == 200
+    url = f"/pay/{token}/sms-consent"
+    bad = client.post(url, json={"attemptToken": config["smsToken"], "consent": True,
+                                 "phone": "+44 20 7946 0958"}, headers=SAME_ORIGIN)  # fmt: skip
+    assert bad.status_code == 400
+    customers = hub.provider(hub.authenticate(sandbox_provider.key)).merchant(shop.ref).customers
+    assert customers.get(shop.customer_id).consent.consent is False
+    given = client.post(url, json={"attemptToken": config["smsToken"], "consent": True,
+                                   "phone": "(201) 555-0123"}, headers=SAME_ORIGIN)  # fmt: skip
+    assert given.status_code == 200, given.text
+    assert given.json()["phone"] == "•••-•••-0123"
+    assert customers.get(shop.customer_id).consent.phone == "+12015550123"
+
+
+def test_without_a_number_on_file_the_offer_asks_for_one(
+    client: TestClient[Litestar], shop: Shop
+) -> None:
+    made = shop.ok(client.post(f"{shop.base}/customers", headers=shop.headers,
+                               json={"name": {"first": "No", "last": "Phone"}}), 201)  # fmt: skip
+    invoice = shop.invoice(customerId=made["customerId"])
+    token = token_of(invoice)
+    config = open_page(client, token)
+    paid = pay(client, token, config["attemptToken"])
+    assert paid.status_code == 200
+    offer = client.get(f"/pay/{token}?paid={paid.json()['payment']['id']}").text
+    assert 'id="sms-form"' in offer
+    assert 'id="sms-number-saved"' not in offer
+    assert '<label for="sms-phone">Mobile number (US)</label>' in offer
+    blank = client.post(f"/pay/{token}/sms-consent",
+                        json={"attemptToken": config["smsToken"], "consent": True},
+                        headers=SAME_ORIGIN)  # fmt: skip
+    assert blank.status_code == 400
+    assert blank.json()["errors"][0]["field"] == "smsConsent"
 
 
 def test_the_embed_page_may_be_framed_only_by_the_allowed_websites(
