@@ -14,7 +14,7 @@ import os
 import click
 
 from payhub.adapters.messaging import settings_from_env
-from payhub.domain.messaging import Message, TextKind, mask_email, mask_phone
+from payhub.domain.messaging import Message, TextKind, mask_contacts, mask_email, mask_phone
 from payhub.hub import PayHub
 from payhub.services.messaging import TextingSettings, parse_statuses
 from payhub_cli.main import cli, json_option, with_hub
@@ -110,7 +110,8 @@ def _row(m: Message) -> list[str]:
         status += f" until {when(m.send_after)}"
     why = m.reason or "-"
     if m.last_error and m.status.value in ("Failed", "Queued", "Sending"):
-        why = f"{why}: {m.last_error}" if m.reason else m.last_error
+        error = mask_contacts(m.last_error)
+        why = f"{why}: {error}" if m.reason else error
     return [when(m.created_at), m.channel.value, m.kind.value, _to(m), status, why]
 
 
@@ -129,7 +130,7 @@ def _record(m: Message) -> dict[str, object]:
         "sentAtUtc": m.sent_at,
         "provider": m.provider,
         "providerMessageId": m.provider_message_id,
-        "lastError": m.last_error,
+        "lastError": mask_contacts(m.last_error) if m.last_error else None,
         "createdAtUtc": m.created_at,
     }
 
@@ -160,7 +161,7 @@ def outbox_list(
     after: str | None,
     as_json: bool,
 ) -> None:
-    """List messages, newest first (phone numbers and addresses masked)."""
+    """List messages, newest first (phone numbers and addresses masked, also in errors)."""
     wanted = parse_statuses(statuses)
     if reference:
         page = merchant_scope(hub, provider_id, reference).texting.messages(

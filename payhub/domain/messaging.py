@@ -17,6 +17,7 @@ A ``Message`` is one row of the transactional outbox. Its life::
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 
@@ -211,6 +212,17 @@ def mask_phone(phone: str) -> str:
 def mask_email(address: str) -> str:
     local, _, domain = address.partition("@")
     return (local[:1] + "•••@" + domain) if domain else address
+
+
+_PHONE_IN_TEXT = re.compile(r"\+\d{8,15}\b")
+_EMAIL_IN_TEXT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def mask_contacts(text: str) -> str:
+    """Mask E.164 numbers and email addresses inside free text, such as a provider's error
+    message (Twilio's 21211 names the number it refused; SMTP replies name the address)."""
+    text = _PHONE_IN_TEXT.sub(lambda m: mask_phone(m.group()), text)
+    return _EMAIL_IN_TEXT.sub(lambda m: mask_email(m.group()), text)
 
 
 # --- sending failures ---------------------------------------------------------------------
