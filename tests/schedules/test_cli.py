@@ -50,6 +50,7 @@ def test_list_shows_amount_cadence_state_next_run_and_failures(
         {"customerId": cid, "paymentMethodId": save_card(), "startAtUtc": at(clock, hours=1),
          "cadence": "Monthly", "amount": 25},
     )  # fmt: skip
+    clock.advance(timedelta(minutes=1))  # newest first is by creation time; ids are random
     declined = shop.created(
         "/scheduled-payments",
         {"customerId": cid, "paymentMethodId": save_card("sim_card_decline"),
