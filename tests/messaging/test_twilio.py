@@ -10,6 +10,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from typing import Any
@@ -221,6 +222,20 @@ def test_find_sent_ignores_older_messages(fake: FakeTwilio) -> None:
     twilio = adapter(fake)
     twilio.send(sms())
     assert twilio.find_sent(sms(), datetime(2025, 3, 14, 17, 0, tzinfo=UTC)) == []
+
+
+def test_httpx_request_logs_hide_the_recipient(
+    fake: FakeTwilio, caplog: pytest.LogCaptureFixture
+) -> None:
+    """httpx logs every request URL at INFO; the lookup's URL names the recipient."""
+    twilio = adapter(fake)
+    with caplog.at_level(logging.INFO, logger="httpx"):
+        twilio.send(sms())
+        twilio.find_sent(sms(), AT)
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.name == "httpx")
+    assert "Messages.json?To=[masked]" in logged
+    assert "4155552671" not in logged
+    assert TOKEN not in logged
 
 
 def test_token_is_not_in_repr(fake: FakeTwilio) -> None:

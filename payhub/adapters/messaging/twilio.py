@@ -19,6 +19,8 @@ security); there is no Twilio SDK dependency.
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -34,6 +36,27 @@ PERMANENT_BLOCKED = {21610}  # "Attempt to send to unsubscribed recipient"
 RETRIED_STATUSES = {401, 403, 408, 409, 429}
 LOOKUP_PAGES = 5
 CLOCK_SKEW = timedelta(minutes=2)
+
+
+class _HideRecipients(logging.Filter):
+    """httpx logs each request's URL at INFO; a lookup's URL carries the recipient's number
+    (``?To=%2B1415…``). Masked here so a deployment logging at INFO never shows it."""
+
+    _TO = re.compile(r"([?&]To=)[^&\s\"]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(a, httpx.URL) for a in record.args):
+            record.args = tuple(
+                self._TO.sub(r"\1[masked]", str(a)) if isinstance(a, httpx.URL) else a
+                for a in record.args
+            )
+        return True
+
+
+def _hide_recipients_in_httpx_logs() -> None:
+    httpx_log = logging.getLogger("httpx")
+    if not any(isinstance(f, _HideRecipients) for f in httpx_log.filters):
+        httpx_log.addFilter(_HideRecipients())
 
 
 def default_client() -> httpx.Client:
@@ -60,6 +83,7 @@ class TwilioSms:
         self._from = from_number
         self._service = messaging_service_sid
         self._client = client or default_client()
+        _hide_recipients_in_httpx_logs()
         self._base = base_url.rstrip("/")
 
     def __repr__(self) -> str:  # never the token
