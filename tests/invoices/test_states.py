@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from payhub.domain.errors import Conflict
 from payhub.domain.invoices import InvoiceStatus
+from payhub.domain.messaging import Channel, Message, TextKind
 from payhub.domain.payments import MethodType
 from tests.invoices.conftest import Invoicing, money
 
@@ -28,14 +30,37 @@ def pay(shop: Invoicing, number: str, amount: str | None = None, attempt: str = 
     )
 
 
-def test_row_draft_send_becomes_sent_and_returns_the_link(shop: Invoicing) -> None:
-    created = shop.invoice()
+def _emails(shop: Invoicing) -> list[Message]:
+    with shop.hub.store.unit_of_work(readonly=True) as uow:
+        rows = uow.messages.list(None, limit=200)
+    return [m for m in rows if m.channel is Channel.EMAIL and m.kind is TextKind.PAY_LINK]
+
+
+def test_row_draft_send_becomes_sent_and_returns_the_link(
+    shop: Invoicing, customer: dict[str, Any]
+) -> None:
+    created = shop.invoice(customerId=customer["customerId"])
     number = created["invoiceNumber"]
     sent = shop.ok(shop.post(f"/invoices/{number}/send"))
     assert sent["status"] == "Sent"
     assert sent["payUrl"] == created["payUrl"]
-    assert sent["emailQueued"] in (True, False)
+    assert sent["emailQueued"] is True
+    [email] = _emails(shop)
+    assert email.to == "ada@example.com"
+    assert created["payUrl"] in email.body
     assert sent["invoice"]["sentAtUtc"] is not None
+    assert shop.stored(number).status is InvoiceStatus.SENT
+
+
+def test_row_draft_send_without_an_email_address_still_returns_the_link(
+    shop: Invoicing,
+) -> None:
+    created = shop.invoice()  # no customer: nobody to email
+    number = created["invoiceNumber"]
+    sent = shop.ok(shop.post(f"/invoices/{number}/send"))
+    assert (sent["status"], sent["emailQueued"]) == ("Sent", False)
+    assert sent["payUrl"] == created["payUrl"]
+    assert _emails(shop) == []
     assert shop.stored(number).status is InvoiceStatus.SENT
 
 
@@ -87,6 +112,18 @@ def test_row_any_state_but_paid_void_becomes_void(shop: Invoicing, start: str) -
     assert stored.status is InvoiceStatus.VOID
     assert stored.voided_at is not None
     assert len(stored.payments) == (1 if start == "PartlyPaid" else 0)
+
+
+def test_paying_a_void_invoice_is_refused_and_takes_nothing(shop: Invoicing) -> None:
+    """Void is a non-Paid state, but the merchant voided it: a payment would take money for
+    a cancelled bill (and need a refund), so the page refuses it (409; docs/invoices.md)."""
+    number = shop.invoice(partialPaymentMode="CustomerChoice")["invoiceNumber"]
+    shop.ok(shop.post(f"/invoices/{number}/void"))
+    with pytest.raises(Conflict):
+        pay(shop, number)
+    stored = shop.stored(number)
+    assert (stored.status, list(stored.payments)) == (InvoiceStatus.VOID, [])
+    assert shop.read(lambda uow, m: uow.transactions.list(m)) == []
 
 
 def test_row_paid_void_is_refused(shop: Invoicing) -> None:
