@@ -394,15 +394,29 @@ class ScheduledPayments:
     def run_now(self, schedule_id: str) -> tuple[ScheduleRun, TransactionView | None]:
         """An immediate, out-of-band charge of an Active schedule. It changes nothing else: no
         state, no next run, no failure count, and it does not count towards ``maxCharges``. A
-        decline is recorded on the run and raised (402)."""
+        decline is recorded on the run and raised (402).
+
+        If the previous run-now attempt is still ``Pending`` (its gateway answer was lost: a
+        504, or a crash), this call settles that attempt under its gateway key instead of
+        starting a new one: the retry a client sends after a timeout must not charge twice."""
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
             schedule = self._get(uow, schedule_id, lock=True)
             schedule.check_run_now()
-            schedule.manual_runs += 1
-            schedule.updated_at = now
-            uow.scheduled_payments.save(schedule)
-            run = start_run(uow, self._d, schedule, RunTrigger.RUN_NOW, schedule.manual_runs, 1)
+            last = (
+                uow.scheduled_payments.get_run(
+                    schedule.id, RunTrigger.RUN_NOW, schedule.manual_runs, 1
+                )
+                if schedule.manual_runs
+                else None
+            )
+            if last is not None and last.outcome is RunOutcome.PENDING:
+                run = last
+            else:
+                schedule.manual_runs += 1
+                schedule.updated_at = now
+                uow.scheduled_payments.save(schedule)
+                run = start_run(uow, self._d, schedule, RunTrigger.RUN_NOW, schedule.manual_runs, 1)
         return Runner(self._d, self._gateways).charge_run(schedule, run, raise_errors=True)
 
 

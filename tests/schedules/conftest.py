@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from payhub import PayHub
+from payhub.adapters.gateways.simulator import SimulatorGateway
 from payhub.adapters.system import FixedClock
+from payhub.domain.payments import ChargeRequest, GatewayCredentials, GatewayResult, GatewayTimeout
 from payhub.services.worker import Pass, Worker
 from tests.conftest import Account
 from tests.customers.support import Client, Shop
@@ -52,6 +54,45 @@ def save_card(shop: Shop, customer: dict[str, Any]) -> Callable[..., str]:
         return str(body["paymentMethodId"])
 
     return save
+
+
+class Crash(BaseException):
+    """The worker process dies: not an error any handler catches."""
+
+
+class GatewayBook(SimulatorGateway):
+    """The simulator, keeping the gateway's own books: every idempotency key under which money
+    moved (a success, or a timeout whose charge went through). A double charge is two keys for
+    one intended charge. ``crash_after_charge`` kills the caller once the money has moved."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.moved: list[str] = []
+        self.calls = 0
+        self.crash_after_charge = False
+
+    def charge(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult:
+        self.calls += 1
+        key = request.idempotency_key
+        try:
+            result = super().charge(creds, request)
+        except GatewayTimeout:
+            if key not in self.moved:
+                self.moved.append(key)
+            raise
+        if key not in self.moved:
+            self.moved.append(key)
+        if self.crash_after_charge:
+            self.crash_after_charge = False
+            raise Crash("the process died after the gateway charged, before payhub recorded it")
+        return result
+
+
+@pytest.fixture
+def gateway_book(hub: PayHub) -> GatewayBook:
+    book = GatewayBook()
+    hub.gateway_adapters["simulator"] = book
+    return book
 
 
 @pytest.fixture

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from payhub import PayHub
 from payhub.adapters.system import FixedClock
 from payhub.domain.schedules import RunOutcome, ScheduleStatus
-from payhub.services.worker import Pass
+from payhub.services.worker import Pass, Worker
 from tests.customers.support import Shop
-from tests.schedules.conftest import at
+from tests.schedules.conftest import Crash, GatewayBook, at
 
 
 def flat(cid: str, pm: str, clock: FixedClock, **extra: Any) -> dict[str, Any]:
@@ -304,42 +305,64 @@ def test_a_crash_between_charging_and_recording_never_charges_twice(
     customer: dict[str, Any],
     save_card: Callable[..., str],
     clock: FixedClock,
-    run_worker: Callable[[], Pass],
+    gateway_book: GatewayBook,
+    hub: PayHub,
 ) -> None:
-    from payhub.domain.schedules import RunTrigger
-    from payhub.services.payments import Payments
-    from payhub.services.schedules import caller_for, start_run
-
+    """The worker dies after the gateway took the money and before payhub recorded anything:
+    the run and its transaction are still Pending. The restarted worker re-leases the job and
+    charges under the same key: the gateway's books show one charge, payhub records it once."""
     sid = shop.created(
         "/scheduled-payments", flat(customer["customerId"], save_card(), clock, cadence="Daily")
     )["scheduledPaymentId"]
     clock.advance(timedelta(hours=1))
-    hub = shop.hub
-    # The worker's first two steps, then a crash: the run is Pending, the gateway charged.
-    with hub.store.unit_of_work() as uow:
-        schedule = uow.scheduled_payments.get_for_run(sid)
-        run = start_run(uow, hub.deps, schedule, RunTrigger.SCHEDULED, 1, 1)
-        merchant = uow.merchants.get(schedule.merchant_id)
-        caller = caller_for(uow, merchant, "test")
-        method = uow.payment_methods.get(
-            merchant.id, schedule.customer_id, schedule.payment_method_id
-        )
-    from payhub.domain.payments import PaymentSource
-
-    Payments(hub.deps, caller, merchant.external_reference, hub.gateway_adapters).charge_source(
-        gateway_name="simulator",
-        amount=run.amount,
-        source=PaymentSource(method.method_type, saved_method_ref=method.method_ref),
-        capture=True,
-        gateway_key=run.gateway_key,
-    )
-    assert len(charges(shop)) == 1
-    run_worker()  # the restart: the same job, the same key
-    assert len(charges(shop)) == 1
+    gateway_book.crash_after_charge = True
+    with pytest.raises(Crash):
+        Worker(hub.deps, hub.job_handlers(), "doomed").run_once()
+    (pending,) = runs(shop, sid)
+    assert pending.outcome is RunOutcome.PENDING
+    assert [tx.status.value for tx in charges(shop)] == ["Pending"]
+    assert gateway_book.moved == [pending.gateway_key]
+    clock.advance(timedelta(minutes=6))  # the dead worker's lease runs out
+    Worker(hub.deps, hub.job_handlers(), "restarted").run_once()
+    assert gateway_book.calls == 2  # asked again, under the same key
+    assert gateway_book.moved == [pending.gateway_key]  # the gateway charged once
     (recorded,) = runs(shop, sid)
     assert recorded.outcome is RunOutcome.SUCCEEDED
-    assert recorded.transaction_id == charges(shop)[0].id
-    assert schedule_row(shop, sid).charges == 1
+    (tx,) = charges(shop)
+    assert (tx.gateway_key, tx.status.value) == (pending.gateway_key, "Captured")
+    assert recorded.transaction_id == tx.id
+    stored = schedule_row(shop, sid)
+    assert (stored.charges, stored.next_run_number) == (1, 2)
+
+
+def test_run_now_retried_after_a_gateway_timeout_settles_the_same_charge(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    gateway_book: GatewayBook,
+) -> None:
+    """A timeout releases the Idempotency-Key (504) so the client can retry; the retry must
+    settle the first attempt under its gateway key, not start a second charge."""
+    sid = shop.created(
+        "/scheduled-payments",
+        flat(customer["customerId"], save_card("sim_card_timeout"), clock, cadence="Monthly"),
+    )["scheduledPaymentId"]
+    path = f"/scheduled-payments/{sid}/run-now"
+    first = shop.post(path, headers={"Idempotency-Key": "now-t"})
+    assert first.status_code == 504, first.text
+    assert first.headers["content-type"].startswith("application/problem+json")
+    (pending,) = runs(shop, sid)
+    assert pending.outcome is RunOutcome.PENDING
+    again = shop.post(path, headers={"Idempotency-Key": "now-t"})
+    assert again.status_code == 201, again.text
+    assert again.json()["runId"] == pending.id
+    assert again.json()["outcome"] == "Succeeded"
+    assert gateway_book.moved == [pending.gateway_key]
+    (tx,) = charges(shop)
+    assert tx.gateway_key == pending.gateway_key
+    assert [r.outcome for r in runs(shop, sid)] == [RunOutcome.SUCCEEDED]
+    assert schedule_row(shop, sid).charges == 0  # run-now never counts towards maxCharges
 
 
 def test_one_time_schedule_completes_after_its_run_in_the_merchants_zone(
