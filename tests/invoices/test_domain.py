@@ -11,7 +11,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from payhub.domain.embedding import change_origins, clean_origin
+from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict, FieldError, ValidationError
+from payhub.domain.gateways import gateway
 from payhub.domain.invoices import (
     AllowedMethods,
     Invoice,
@@ -22,6 +24,7 @@ from payhub.domain.invoices import (
     PaymentSourceKind,
     apply_payment,
     check_payment,
+    check_terms,
     clean_lines,
     mark_sent,
     mark_void,
@@ -148,11 +151,34 @@ def test_no_accepted_payment_sequence_overpays_or_leaves_paid_with_money_due(
             assert before.amount == 0
         if mode is PartialPaymentMode.FIXED_DEPOSIT and before.amount == 0:
             assert amount.amount in (deposit, price)
+        if mode is PartialPaymentMode.FIXED_DEPOSIT and before.amount > 0:
+            assert amount == invoice.amount_due  # after the deposit: only the rest
         pay(invoice, amount)
         assert invoice.amount_due.amount >= 0
         assert (invoice.status is InvoiceStatus.PAID) == (invoice.amount_due.amount == 0)
     assert invoice.amount_paid.amount == sum(p.amount.amount for p in invoice.payments)
     assert invoice.amount_paid + invoice.amount_due == invoice.total
+
+
+@given(
+    st.decimals(min_value="0.01", max_value="1000", places=2),
+    st.decimals(min_value="-10", max_value="1010", places=2),
+)
+def test_a_deposit_is_accepted_only_above_zero_and_below_the_total(
+    price: Decimal, deposit: Decimal
+) -> None:
+    errors: list[FieldError] = []
+    total = Money(price, "USD")
+    terms = check_terms(
+        gateway("simulator", Environment.SANDBOX), AllowedMethods.BOTH,
+        PartialPaymentMode.FIXED_DEPOSIT, deposit, False, total, errors,
+    )  # fmt: skip
+    accepted = not errors
+    assert accepted == (Decimal(0) < deposit < price)
+    if accepted:
+        assert terms.deposit == Money(deposit, "USD")
+    else:
+        assert [e.field for e in errors] == ["requiredDepositAmount"]
 
 
 def test_fixed_deposit_allows_the_deposit_or_the_balance_then_the_rest() -> None:
@@ -248,6 +274,31 @@ def test_numbers_never_exceed_twenty_safe_characters(
         return
     assert _SAFE.match(number), number
     assert len(number) <= NUMBER_MAX
+
+
+@given(
+    st.lists(st.one_of(literal, tokens), max_size=4),
+    counters,
+    st.lists(st.one_of(literal, tokens), max_size=4),
+    st.integers(min_value=1, max_value=10**9),
+    st.integers(min_value=1, max_value=10**9),
+    st.one_of(st.none(), st.text(alphabet="ABCDEF0123456789", min_size=1, max_size=6)),
+    st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(9999, 12, 31)),
+)
+def test_distinct_counters_never_give_the_same_number(
+    head: list[str], counter: str, tail: list[str], a: int, b: int, loc: str | None,
+    at: datetime,
+) -> None:  # fmt: skip
+    """Within one format, date and location the counter alone tells numbers apart (the
+    service keeps one counter per format and skips numbers already taken across them)."""
+    assume(a != b)
+    try:
+        fmt = parse_format("".join(head) + counter + "".join(tail))
+    except ValidationError:
+        return
+    assume(max(a, b) <= fmt.max_counter)
+    assert render(fmt, a, at, loc) != render(fmt, b, at, loc)
+    assert default_number(a) != default_number(b)
 
 
 @given(st.integers(min_value=1, max_value=10**12))
