@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import calendar
+import itertools
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -112,3 +114,87 @@ def test_spring_forward_gap_moves_forward_and_fall_back_takes_the_first() -> Non
     ]
     assert weekly[1] - weekly[0] == timedelta(days=7)  # both the first 01:30 (EDT)
     assert [w.astimezone(NEW_YORK).hour for w in weekly] == [1, 1]
+
+
+LONDON = ZoneInfo("Europe/London")
+# Spring forward and fall back in 2025: New York 9 Mar (02:00->03:00) and 2 Nov (02:00->01:00);
+# London 30 Mar (01:00->02:00) and 26 Oct (02:00->01:00).
+TRANSITIONS = [
+    (NEW_YORK, date(2025, 3, 9), date(2025, 11, 2)),
+    (LONDON, date(2025, 3, 30), date(2025, 10, 26)),
+]
+
+
+def _daily(zone: ZoneInfo, first: date, wall: time, days: int) -> list[datetime]:
+    anchor = datetime.combine(first, wall)
+    return [occurrence(anchor, Cadence.DAILY, n, zone) for n in range(1, days + 1)]
+
+
+@pytest.mark.parametrize(("zone", "spring", "autumn"), TRANSITIONS, ids=["New_York", "London"])
+@pytest.mark.parametrize("wall", [time(1, 30), time(2, 30)], ids=["0130", "0230"])
+@pytest.mark.parametrize("which", ["spring", "autumn"])
+def test_a_daily_schedule_runs_once_every_local_day_across_a_dst_change(
+    zone: ZoneInfo, spring: date, autumn: date, wall: time, which: str
+) -> None:
+    """Ten daily runs from four days before the change: one run on each local day, none
+    skipped and none doubled, each at the wall-clock time, or an hour later on the one day
+    that time does not exist; on the fall-back day the repeated time runs once (the first)."""
+    change = spring if which == "spring" else autumn
+    runs = _daily(zone, change - timedelta(days=4), wall, 10)
+    assert all(a < b for a, b in itertools.pairwise(runs))
+    local = [r.astimezone(zone) for r in runs]
+    assert [x.date() for x in local] == [change + timedelta(days=d) for d in range(-4, 6)]
+    for x in local:
+        exists = x.replace(tzinfo=None) == datetime.combine(x.date(), wall)
+        if exists:
+            continue
+        assert (x.date(), which) == (change, "spring")  # only the gap day moves
+        assert x.time() == (datetime.combine(x.date(), wall) + timedelta(hours=1)).time()
+    on_the_day = [x for x in local if x.date() == change]
+    assert len(on_the_day) == 1
+    if which == "autumn":
+        assert on_the_day[0].fold == 0
+        (utc,) = [r for r in runs if r.astimezone(zone).date() == change]
+        repeated = to_utc(datetime.combine(change, wall), zone)
+        assert utc == repeated
+        assert utc.astimezone(zone).dst() == (
+            timedelta(hours=1) if wall < time(2) else timedelta(0)
+        )
+
+
+def test_the_spring_gap_in_each_zone_moves_the_run_forward_by_an_hour() -> None:
+    ny = _daily(NEW_YORK, date(2025, 3, 8), time(2, 30), 3)
+    assert [r.astimezone(NEW_YORK).strftime("%d %H:%M") for r in ny] == [
+        "08 02:30",
+        "09 03:30",
+        "10 02:30",
+    ]
+    london = _daily(LONDON, date(2025, 3, 29), time(1, 30), 3)
+    assert [r.astimezone(LONDON).strftime("%d %H:%M %Z") for r in london] == [
+        "29 01:30 GMT",
+        "30 02:30 BST",
+        "31 01:30 BST",
+    ]
+    fall = _daily(LONDON, date(2025, 10, 25), time(1, 30), 3)
+    assert [r.strftime("%d %H:%M") for r in fall] == ["25 00:30", "26 00:30", "27 01:30"]
+    assert fall[1] - fall[0] == timedelta(hours=24)  # the first 01:30 (BST) on the 26th
+    assert fall[2] - fall[1] == timedelta(hours=25)
+
+
+@given(
+    st.sampled_from([NEW_YORK, LONDON]),
+    st.sampled_from(list(Cadence)),
+    st.datetimes(min_value=datetime(2024, 1, 1), max_value=datetime(2030, 12, 31)).map(
+        lambda d: d.replace(second=0, microsecond=0)
+    ),
+    st.integers(1, 60),
+)
+def test_dst_zones_never_skip_or_double_a_local_day(
+    zone: ZoneInfo, cadence: Cadence, anchor: datetime, runs: int
+) -> None:
+    """In the zones that change clocks, every run is strictly later than the one before and
+    falls on its own planned local day: no two runs share a day, no planned day is missed."""
+    times = [occurrence(anchor, cadence, n, zone) for n in range(1, runs + 2)]
+    assert all(a < b for a, b in itertools.pairwise(times))
+    days = [t.astimezone(zone).date() for t in times]
+    assert days == [local_date(anchor.date(), cadence, n) for n in range(runs + 1)]

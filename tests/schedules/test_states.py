@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from payhub.domain.errors import Conflict
@@ -19,6 +21,7 @@ from payhub.domain.schedules import (
     ScheduleKind,
     ScheduleLine,
     ScheduleStatus,
+    occurrence,
     totals,
 )
 
@@ -221,3 +224,40 @@ def test_totals_are_the_sum_of_lines_and_per_line_tax(
     assert t.total == t.subtotal + t.tax
     untaxed = sum(p * q for p, q, taxable in lines if taxable) * percent / 100
     assert abs(t.tax.amount - untaxed) <= Decimal("0.005") * len(lines)
+
+
+@given(
+    st.sampled_from(list(Cadence)),
+    st.sampled_from(["UTC", "America/New_York", "Europe/London"]),
+    st.datetimes(min_value=datetime(2024, 1, 1), max_value=datetime(2030, 12, 31)).map(
+        lambda d: d.replace(microsecond=0)
+    ),
+    st.one_of(st.none(), st.integers(1, 30)),
+    st.one_of(st.none(), st.integers(0, 1200)),
+)
+def test_runs_stop_at_the_lesser_of_max_charges_and_the_end_date(
+    cadence: Cadence, zone: str, anchor: datetime, limit: int | None, end_days: int | None
+) -> None:
+    """count of runs == min(maxCharges, runs on or before endDate), in the merchant's zone;
+    every run is strictly later than the one before."""
+    tz = ZoneInfo(zone)
+    assume(limit is not None or end_days is not None)
+    end = None if end_days is None else anchor.date() + timedelta(days=end_days)
+    s = schedule(cadence=cadence, max_charges=limit, end_date=end)
+    s.anchor_local, s.time_zone = anchor, zone
+    s.next_run_at = occurrence(anchor, cadence, 1, tz)
+    before_end = None
+    if end is not None:
+        before_end = 0
+        while occurrence(anchor, cadence, before_end + 1, tz).astimezone(tz).date() <= end:
+            before_end += 1
+    expected = min(x for x in (limit, before_end) if x is not None)
+    charged: list[datetime] = []
+    while s.status is S.ACTIVE:
+        assert s.next_run_at is not None
+        charged.append(s.next_run_at)
+        s.succeeded(s.next_run_at)
+    assert len(charged) == s.charges == expected
+    assert charged == [occurrence(anchor, cadence, n, tz) for n in range(1, expected + 1)]
+    assert all(a < b for a, b in itertools.pairwise(charged))
+    assert (s.status, s.next_run_at) == (S.COMPLETED, None)
