@@ -77,6 +77,13 @@ def test_create_a_monthly_schedule_and_read_it_back(
         ({"amount": 1.234}, 400, "amount"),
         ({"billToAddress": {"line1": "x" * 201}}, 400, "billToAddress.line1"),
         ({"amount": 5, "taxRatePercent": 10}, 400, "amount"),
+        ({"amount": 0}, 400, "amount"),
+        ({"amount": -5}, 400, "amount"),
+        ({"maxCharges": 0}, 400, "maxCharges"),
+        ({"cadence": "Fortnightly"}, 400, "cadence"),
+        ({"endDate": "2000-01-01"}, 400, "endDate"),
+        ({"shipToAddress": {"postalCode": "9" * 21}}, 400, "shipToAddress.postalCode"),
+        ({"billToAddress": {"city": "c" * 101}}, 400, "billToAddress.city"),
         (
             {
                 "amount": None,
@@ -102,9 +109,17 @@ def test_bad_input_is_refused_and_changes_nothing(
     body = {**flat(customer["customerId"], pm, clock, cadence="Weekly"), **change}
     response = shop.post("/scheduled-payments", body)
     assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["status"] == status
+    assert problem["type"].startswith("/problems/")
+    assert problem["title"]
+    assert problem["detail"]
     if field:
-        assert field in [f["field"] for f in response.json()["errors"]], response.text
+        assert field in [f["field"] for f in problem["errors"]], response.text
     assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+    with shop.hub.store.unit_of_work() as uow:
+        assert uow.jobs.count("scheduled-payments", done=False) == 0
 
 
 def test_a_removed_or_foreign_method_is_refused(
@@ -119,6 +134,50 @@ def test_a_removed_or_foreign_method_is_refused(
     response = shop.post("/scheduled-payments", flat(customer["customerId"], pm, clock))
     assert response.status_code == 400
     assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+
+
+def test_another_merchants_product_or_tax_rate_is_refused(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    make_merchant: Callable[..., dict[str, Any]],
+) -> None:
+    make_merchant(shop.account, "other")
+    other = Shop(shop.client, shop.hub, shop.account, "other")
+    product = other.created("/products", {"name": "Tea", "unitPrice": 2})["productId"]
+    rate = other.created("/tax-rates", {"name": "VAT", "percent": 20})["taxRateId"]
+    body = flat(customer["customerId"], save_card(), clock)
+    del body["amount"]
+    lines = [{"description": "Tea", "quantity": 1, "unitPrice": 2, "productId": product}]
+    response = shop.post("/scheduled-payments", body | {"lineItems": lines})
+    assert response.status_code == 400, response.text
+    assert [f["field"] for f in response.json()["errors"]] == ["lineItems[0].productId"]
+    lines = [{"description": "Tea", "quantity": 1, "unitPrice": 2}]
+    response = shop.post("/scheduled-payments", body | {"lineItems": lines, "taxRateId": rate})
+    assert response.status_code == 400, response.text
+    assert [f["field"] for f in response.json()["errors"]] == ["taxRateId"]
+    assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+
+
+def test_a_retried_create_with_the_same_idempotency_key_makes_one_schedule(
+    shop: Shop, customer: dict[str, Any], save_card: Callable[..., str], clock: FixedClock
+) -> None:
+    body = flat(customer["customerId"], save_card(), clock, cadence="Daily")
+    headers = {"Idempotency-Key": "create-1"}
+    first = shop.post("/scheduled-payments", body, headers=headers)
+    assert first.status_code == 201, first.text
+    again = shop.post("/scheduled-payments", body, headers=headers)
+    assert again.status_code == 201
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json()["scheduledPaymentId"] == first.json()["scheduledPaymentId"]
+    (stored,) = shop.read(lambda uow, m: uow.scheduled_payments.list(m))
+    assert stored.id == first.json()["scheduledPaymentId"]
+    with shop.hub.store.unit_of_work() as uow:
+        assert uow.jobs.count("scheduled-payments", done=False) == 1
+    changed = shop.post("/scheduled-payments", body | {"amount": 26}, headers=headers)
+    assert changed.status_code == 422
+    assert len(shop.read(lambda uow, m: uow.scheduled_payments.list(m))) == 1
 
 
 def test_pause_resume_cancel_and_the_illegal_moves(
