@@ -179,6 +179,15 @@ class Live:
         )
         return body
 
+    def transactions(self, ref: str) -> list[dict[str, Any]]:
+        """The merchant's ledger through the payments API (one row per charge taken)."""
+        body = self.ok(
+            self.api.get("/api/payments/transactions", params={"limit": 200},
+                         headers={"X-Merchant-Reference": ref})
+        )  # fmt: skip
+        rows: list[dict[str, Any]] = body["data"]
+        return rows
+
 
 def pay_token_of(invoice: dict[str, Any]) -> str:
     url: str = invoice["payUrl"]

@@ -77,6 +77,16 @@ class Shop:
         )
         return body
 
+    def transactions(self) -> list[dict[str, Any]]:
+        """The merchant's payment ledger through the payments API: one row per gateway call
+        that took or reserved money (the simulator's reference follows the gateway key)."""
+        headers = {**self.headers, "X-Merchant-Reference": self.ref}
+        body = self.ok(
+            self.client.get("/api/payments/transactions", headers=headers, params={"limit": 200})
+        )
+        rows: list[dict[str, Any]] = body["data"]
+        return rows
+
 
 def token_of(invoice: dict[str, Any]) -> str:
     url: str = invoice["payUrl"]

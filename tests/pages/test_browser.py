@@ -152,6 +152,7 @@ def test_a_double_click_charges_once(live: Live, page: Page) -> None:
     assert len(posts) == 1
     stored = live.read(ref, invoice["invoiceNumber"])
     assert len(stored["payments"]) == 1
+    assert len(live.transactions(ref)) == 1  # one gateway charge
 
 
 def test_two_tabs_paying_at_once_never_overpay(live: Live) -> None:
@@ -187,6 +188,75 @@ def test_two_tabs_paying_at_once_never_overpay(live: Live) -> None:
     assert stored["status"] == "Paid"
     assert len(stored["payments"]) == 1
     assert stored["amountPaid"] == 106.6
+    assert [t["amount"]["value"] for t in live.transactions(ref)] == [106.6]
+
+
+def test_two_browser_tabs_paying_at_once_charge_once(live: Live, browser: Browser) -> None:
+    """The same invoice open in two tabs of one browser; both press Pay against a slow
+    gateway. One is charged; the other is told another payment is in progress."""
+    ref = live.merchant(latency_ms=800)
+    invoice = live.invoice(ref, live.customer(ref))
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        tabs = [context.new_page(), context.new_page()]
+        for tab in tabs:
+            tab.goto(invoice["payUrl"])
+            fill_card(tab)
+        for tab in tabs:  # no waiting between the clicks: the first is still at the gateway
+            tab.locator("#pay-submit").click(no_wait_after=True)
+        outcomes = []
+        for tab in tabs:
+            expect(tab.locator("#paid-notice, #pay-message:not(:empty)").first).to_be_visible(
+                timeout=15000
+            )
+            outcomes.append("paid" if tab.locator("#paid-notice").count() else "refused")
+        assert sorted(outcomes) == ["paid", "refused"]
+        refused = tabs[outcomes.index("refused")]
+        expect(refused.locator("#pay-message")).to_contain_text("another tab")
+    finally:
+        context.close()
+    stored = live.read(ref, invoice["invoiceNumber"])
+    assert (stored["status"], len(stored["payments"])) == ("Paid", 1)
+    assert [t["amount"]["value"] for t in live.transactions(ref)] == [106.6]
+
+
+def test_a_cross_site_page_cannot_post_a_payment(live: Live, page: Page) -> None:
+    """A foreign site holding even a valid attempt token posts in every way a browser allows
+    without a CORS grant (a form, and a no-cors fetch): payhub refuses, nothing is charged."""
+    ref = live.merchant()
+    invoice = live.invoice(ref, live.customer(ref))
+    token = pay_token_of(invoice)
+    html = httpx.get(invoice["payUrl"]).text
+    match = re.search(r'id="payhub-config">(.*?)</script>', html, re.S)
+    assert match
+    attempt = json.loads(match.group(1))["attemptToken"]
+    body = json.dumps({"attemptToken": attempt, "paymentMethodToken": "sim_card_ok",
+                       "methodType": "Card"})  # fmt: skip
+    target = f"{live.base}/pay/{token}/payments"
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if r.url == target else None)
+
+    def attack(route: Route) -> None:
+        route.fulfill(
+            status=200,
+            content_type="text/html",
+            body=f"""<!doctype html>
+<html><body><form id="f" method="post" action="{target}" enctype="text/plain">
+<input type="hidden" name='{body[:-1]}, "x": "' value='"}}'></form>
+<script>
+fetch("{target}", {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}},
+  body: {json.dumps(body)}}}).finally(function () {{ document.getElementById("f").submit(); }});
+</script></body></html>""",
+        )
+
+    page.route(f"{FOREIGN}/**", attack)
+    page.goto(f"{FOREIGN}/win-a-prize")
+    page.wait_for_url(target)
+    assert len(statuses) == 2
+    assert all(s in (403, 415) for s in statuses), statuses
+    stored = live.read(ref, invoice["invoiceNumber"])
+    assert (stored["status"], stored["payments"]) == ("Draft", [])
+    assert live.transactions(ref) == []
 
 
 def host_page(embed_url: str, payhub_origin: str) -> str:

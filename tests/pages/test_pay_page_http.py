@@ -251,6 +251,14 @@ def test_a_replayed_post_returns_the_same_payment_and_never_charges_twice(
     stored = shop.read(invoice["invoiceNumber"])
     assert len(stored["payments"]) == 1
     assert stored["amountPaid"] == 10
+    [charge] = shop.transactions()  # one gateway charge, not two
+    assert (charge["status"], charge["amount"]["value"]) == ("Captured", 10)
+    # A later, separate attempt (a fresh page) is a new payment: replay protection is per
+    # attempt, not per invoice.
+    later = pay(client, token, open_page(client, token)["attemptToken"], "5.00")
+    assert later.status_code == 200
+    assert later.json()["payment"]["id"] != first.json()["payment"]["id"]
+    assert len(shop.transactions()) == 2
 
 
 @pytest.mark.parametrize(
@@ -271,6 +279,7 @@ def test_cross_site_posts_are_refused(
     refused = pay(client, token, attempt, "106.60", headers=headers)
     assert refused.status_code == 403, why
     assert shop.read(invoice["invoiceNumber"])["payments"] == []
+    assert shop.transactions() == []  # the gateway was never called
 
 
 def test_posts_without_a_valid_attempt_token_are_refused(
