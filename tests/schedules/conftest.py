@@ -11,7 +11,13 @@ import pytest
 from payhub import PayHub
 from payhub.adapters.gateways.simulator import SimulatorGateway
 from payhub.adapters.system import FixedClock
-from payhub.domain.payments import ChargeRequest, GatewayCredentials, GatewayResult, GatewayTimeout
+from payhub.domain.payments import (
+    ChargeRequest,
+    Declined,
+    GatewayCredentials,
+    GatewayResult,
+    GatewayTimeout,
+)
 from payhub.services.worker import Pass, Worker
 from tests.conftest import Account
 from tests.customers.support import Client, Shop
@@ -63,17 +69,22 @@ class Crash(BaseException):
 class GatewayBook(SimulatorGateway):
     """The simulator, keeping the gateway's own books: every idempotency key under which money
     moved (a success, or a timeout whose charge went through). A double charge is two keys for
-    one intended charge. ``crash_after_charge`` kills the caller once the money has moved."""
+    one intended charge. ``crash_after_charge`` kills the caller once the money has moved;
+    ``decline_next`` declines that many charges of any method."""
 
     def __init__(self) -> None:
         super().__init__()
         self.moved: list[str] = []
         self.calls = 0
         self.crash_after_charge = False
+        self.decline_next = 0
 
     def charge(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult:
         self.calls += 1
         key = request.idempotency_key
+        if self.decline_next:
+            self.decline_next -= 1
+            raise Declined("the card was declined (test)", gateway=self.name)
         try:
             result = super().charge(creds, request)
         except GatewayTimeout:
