@@ -105,6 +105,16 @@ class PageModel:
         return "Reserve" if self.authorize_only else "Pay"
 
     @property
+    def status_label(self) -> str:
+        """What the payer reads: "Draft" and "Sent" are the merchant's words, not theirs (the
+        API and the embed messages keep the real status)."""
+        if self.status in ("Draft", "Sent"):
+            return "Partly paid" if self.payments else "Open"
+        if self.status == "Void":
+            return "Cancelled"
+        return "Reserved" if self.authorize_only and self.status == "Paid" else self.status
+
+    @property
     def payable(self) -> bool:
         return self.options is not None and self.status not in ("Paid", "Void")
 

@@ -218,7 +218,7 @@ def receipt_document(page: PageModel) -> ReceiptDocument:
         title="Receipt for invoice",
         merchant_name=page.merchant_name,
         invoice_number=page.invoice_number,
-        status=page.status,
+        status=page.status_label,
         facts=tuple(facts),
         bill_to=page.bill_to,
         ship_to=page.ship_to,

@@ -481,6 +481,25 @@ def test_without_a_number_on_file_the_offer_asks_for_one(
     assert blank.json()["errors"][0]["field"] == "smsConsent"
 
 
+def test_the_payer_reads_open_partly_paid_paid_and_cancelled_not_draft(
+    client: TestClient[Litestar], shop: Shop
+) -> None:
+    invoice = shop.invoice(partialPaymentMode="CustomerChoice")  # still a Draft
+    token = token_of(invoice)
+    assert "Status: <strong>Open</strong>" in client.get(f"/pay/{token}").text
+    assert pay(client, token, open_page(client, token)["attemptToken"], "6.60").status_code == 200
+    page = client.get(f"/pay/{token}")
+    assert "Status: <strong>Partly paid</strong>" in page.text
+    assert config_of(page.text)["status"] == "Draft"  # embed messages keep the API's status
+    assert shop.read(invoice["invoiceNumber"])["status"] == "Draft"
+    assert pay(client, token, open_page(client, token)["attemptToken"]).status_code == 200
+    assert "Status: <strong>Paid</strong>" in client.get(f"/pay/{token}/receipt").text
+    void = shop.invoice()
+    shop.ok(client.post(f"{shop.base}/invoices/{void['invoiceNumber']}/void",
+                        headers=shop.headers))  # fmt: skip
+    assert "Status: <strong>Cancelled</strong>" in client.get(f"/pay/{token_of(void)}").text
+
+
 def test_the_embed_page_may_be_framed_only_by_the_allowed_websites(
     client: TestClient[Litestar], shop: Shop, hub: PayHub, sandbox_provider: Account
 ) -> None:
