@@ -324,15 +324,25 @@ def test_a_declined_run_now_is_402_and_recorded(
     assert (stored.status, stored.failures) == (ScheduleStatus.ACTIVE, 0)
 
 
-def test_an_itemised_run_creates_a_paid_invoice_with_tax_and_addresses(
+@pytest.mark.parametrize(
+    ("bill_to", "billed_line1"),
+    [(None, "1 Analytical Way"), ({"line1": "5 Ledger Ln", "city": "York"}, "5 Ledger Ln")],
+    ids=["blank-bill-to", "own-bill-to"],
+)
+def test_each_itemised_run_creates_a_paid_invoice_with_lines_tax_and_addresses(
     shop: Shop,
     customer: dict[str, Any],
     save_card: Callable[..., str],
     clock: FixedClock,
     run_worker: Callable[[], Pass],
+    bill_to: dict[str, Any] | None,
+    billed_line1: str,
 ) -> None:
+    """Read back over HTTP (GET M/invoices/{n}): each run's invoice carries the lines, the
+    tax, the ship-to and the bill-to (blank: the customer's billing address), and is Paid by
+    exactly the run's charge of its total."""
     product = shop.created("/products", {"name": "Tea", "unitPrice": 2})["productId"]
-    body = flat(customer["customerId"], save_card(), clock)
+    body = flat(customer["customerId"], save_card(), clock, cadence="Weekly", maxCharges=2)
     del body["amount"]
     body |= {
         "lineItems": [
@@ -342,21 +352,43 @@ def test_an_itemised_run_creates_a_paid_invoice_with_tax_and_addresses(
         "taxRatePercent": 8.25,
         "shipToAddress": {"line1": "2 Engine St", "city": "Leeds"},
     }
+    if bill_to is not None:
+        body["billToAddress"] = bill_to
     made = shop.created("/scheduled-payments", body)
     assert (made["subtotal"], made["tax"], made["amount"]) == (8.5, 0.62, 9.12)
     clock.advance(timedelta(hours=1))
     run_worker()
-    (run,) = runs(shop, made["scheduledPaymentId"])
-    assert run.outcome is RunOutcome.SUCCEEDED
-    assert run.invoice_number is not None
-    invoice = shop.read(lambda uow, m: uow.invoices.get(m, run.invoice_number))
-    assert invoice.status.value == "Paid"
-    assert invoice.total.amount == Decimal("9.12")
-    assert invoice.tax.amount == Decimal("0.62")
-    assert invoice.bill_to.line1 == "1 Analytical Way"  # blank bill-to: the customer's
-    assert invoice.ship_to.city == "Leeds"
-    assert [p.transaction_id for p in invoice.payments] == [run.transaction_id]
-    assert schedule_row(shop, made["scheduledPaymentId"]).status is ScheduleStatus.COMPLETED
+    clock.advance(timedelta(days=7))
+    run_worker()
+    done = runs(shop, made["scheduledPaymentId"])
+    assert [r.outcome for r in done] == [RunOutcome.SUCCEEDED] * 2
+    numbers = [r.invoice_number for r in done]
+    assert None not in numbers
+    assert len(set(numbers)) == 2  # one invoice per run
+    txs = {tx.id: tx for tx in charges(shop)}
+    assert len(txs) == 2
+    for run in done:
+        invoice = shop.ok(shop.get(f"/invoices/{run.invoice_number}"))
+        assert invoice["status"] == "Paid"
+        assert invoice["customerId"] == customer["customerId"]
+        assert [
+            (x["description"], x["quantity"], x["unitPrice"], x["isTaxable"], x["productId"])
+            for x in invoice["lineItems"]
+        ] == [("Tea", 3, 2.5, True, product), ("Delivery", 1, 1, False, None)]
+        assert (invoice["taxRatePercent"], invoice["subtotal"], invoice["tax"]) == (
+            8.25,
+            8.5,
+            0.62,
+        )
+        assert (invoice["total"], invoice["amountPaid"], invoice["amountDue"]) == (9.12, 9.12, 0)
+        assert invoice["billToAddress"]["line1"] == billed_line1
+        ship = invoice["shipToAddress"]
+        assert (ship["line1"], ship["city"]) == ("2 Engine St", "Leeds")
+        (payment,) = invoice["payments"]
+        assert (payment["transactionId"], payment["amount"]) == (run.transaction_id, 9.12)
+        assert txs[run.transaction_id].amount.amount == Decimal("9.12")
+    stored = schedule_row(shop, made["scheduledPaymentId"])
+    assert (stored.status, stored.charges) == (ScheduleStatus.COMPLETED, 2)
 
 
 def test_a_crash_between_charging_and_recording_never_charges_twice(
