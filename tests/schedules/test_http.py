@@ -478,3 +478,57 @@ def test_one_time_schedule_completes_after_its_run_in_the_merchants_zone(
         1,
         None,
     )
+
+
+ILLEGAL = {
+    "Paused": ["pause", "run-now"],
+    "Failed": ["pause", "run-now"],
+    "Cancelled": ["pause", "resume", "cancel", "run-now"],
+    "Completed": ["pause", "resume", "cancel", "run-now"],
+}
+
+
+@pytest.mark.parametrize("state", list(ILLEGAL))
+def test_every_illegal_move_over_http_is_a_409_problem_and_changes_nothing(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+    state: str,
+) -> None:
+    card = save_card("sim_card_decline" if state == "Failed" else "sim_card_ok")
+    cadence = None if state == "Completed" else "Daily"
+    sid = shop.created(
+        "/scheduled-payments", flat(customer["customerId"], card, clock, cadence=cadence)
+    )["scheduledPaymentId"]
+    base = f"/scheduled-payments/{sid}"
+    if state == "Paused":
+        shop.ok(shop.post(f"{base}/pause"))
+    elif state == "Cancelled":
+        shop.ok(shop.post(f"{base}/cancel"))
+    else:  # Failed after three declines 4 h apart; Completed after its one run
+        clock.advance(timedelta(hours=1))
+        for _ in range(3 if state == "Failed" else 1):
+            run_worker()
+            clock.advance(timedelta(hours=4))
+    before = schedule_row(shop, sid)
+    assert before.status.value == state
+    attempts = len(runs(shop, sid))
+    for move in ILLEGAL[state]:
+        response = shop.post(f"{base}/{move}", headers={"Idempotency-Key": f"k-{move}"})
+        assert response.status_code == 409, (move, response.text)
+        assert response.headers["content-type"].startswith("application/problem+json")
+        problem = response.json()
+        assert problem["status"] == 409
+        assert problem["type"].startswith("/problems/")
+        assert state in problem["detail"], problem
+    after = schedule_row(shop, sid)
+    assert (after.status, after.next_run_at, after.plan, after.charges, after.manual_runs) == (
+        before.status,
+        before.next_run_at,
+        before.plan,
+        before.charges,
+        before.manual_runs,
+    )
+    assert len(runs(shop, sid)) == attempts
