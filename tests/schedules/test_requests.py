@@ -188,3 +188,71 @@ def test_an_invoice_request_takes_the_invoices_addresses_and_pays_it(
     assert [p.amount.amount for p in paid.payments] == [30, 30, 30]
     (schedule,) = shop.read(lambda uow, m: uow.scheduled_payments.list(m))
     assert (schedule.status, schedule.charges) == (ScheduleStatus.COMPLETED, 3)
+
+
+def test_an_approved_or_cancelled_request_cannot_be_approved_or_cancelled_again(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    cid = customer["customerId"]
+    made = shop.created(f"/customers/{cid}/schedule-requests", request_body(clock))
+    spare = shop.client.get(page_path(made))  # a second tab's form
+    assert approve(shop, page_path(made)).status_code == 303
+    late = shop.client.post(
+        page_path(made),
+        data={"formToken": form_token(spare.text), "paymentMethodToken": "sim_card_ok"},
+    )
+    assert late.status_code == 409
+    assert len(shop.read(lambda uow, m: uow.scheduled_payments.list(m))) == 1
+    assert len(shop.read(lambda uow, m: uow.payment_methods.list(m, cid))) == 1
+    withdrawn = shop.created(f"/customers/{cid}/schedule-requests", request_body(clock))
+    rid = withdrawn["scheduleRequestId"]
+    assert shop.ok(shop.post(f"/schedule-requests/{rid}/cancel"))["status"] == "Cancelled"
+    again = shop.post(f"/schedule-requests/{rid}/cancel")
+    assert again.status_code == 409
+    assert again.headers["content-type"].startswith("application/problem+json")
+    assert "Cancelled" in again.json()["detail"]
+    stored = shop.read(lambda uow, m: uow.schedule_requests.get(m, rid))
+    assert (stored.status, stored.schedule_id) == (RequestStatus.CANCELLED, None)
+    assert shop.get("/schedule-requests/sreq_nope").status_code == 404
+
+
+def test_an_invoice_request_keeps_the_addresses_it_is_sent(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    number = shop.created(
+        "/invoices",
+        {
+            "lineItems": [{"description": "Desk", "quantity": 1, "unitPrice": 60}],
+            "gateway": "simulator",
+            "customerId": customer["customerId"],
+            "shipToAddress": {"line1": "9 Couch Rd"},
+        },
+    )["invoiceNumber"]
+    made = shop.created(
+        f"/invoices/{number}/schedule-requests",
+        {
+            "startAtUtc": at(clock, hours=1),
+            "cadence": "Monthly",
+            "billToAddress": {"line1": "7 Payer Pl"},
+            "shipToAddress": {"line1": "8 Porch Ave"},
+        },
+    )
+    assert made["amount"] == 60  # default: the amount due
+    assert (made["billToAddress"]["line1"], made["shipToAddress"]["line1"]) == (
+        "7 Payer Pl",
+        "8 Porch Ave",
+    )
+    stored = shop.read(lambda uow, m: uow.schedule_requests.get(m, made["scheduleRequestId"]))
+    assert (stored.bill_to.line1, stored.ship_to.line1, stored.invoice_number) == (
+        "7 Payer Pl",
+        "8 Porch Ave",
+        number,
+    )
+    too_long = shop.post(
+        f"/invoices/{number}/schedule-requests",
+        {"startAtUtc": at(clock, hours=1), "shipToAddress": {"postalCode": "1" * 21}},
+    )
+    assert too_long.status_code == 400
+    assert [f["field"] for f in too_long.json()["errors"]] == ["shipToAddress.postalCode"]
+    listed = shop.ok(shop.get("/schedule-requests"))["data"]
+    assert [r["scheduleRequestId"] for r in listed] == [made["scheduleRequestId"]]
