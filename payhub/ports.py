@@ -150,8 +150,17 @@ class IdempotencyClaim:
 
 class IdempotencyRepository(Protocol):
     def claim(
-        self, scope: str, key: str, fingerprint: str, now: datetime, expires_at: datetime
-    ) -> IdempotencyClaim: ...
+        self,
+        scope: str,
+        key: str,
+        fingerprint: str,
+        now: datetime,
+        expires_at: datetime,
+        abandoned_before: datetime | None = None,
+    ) -> IdempotencyClaim:
+        """An unfinished claim of the same request made before ``abandoned_before`` was left
+        by a process that died mid-request: it is taken over (``new``) instead of ``in_flight``."""
+        ...
 
     def finish(self, scope: str, key: str, response: StoredResponse) -> None: ...
 

@@ -5,7 +5,10 @@ concurrent request with the same key finds the claim and gets 409; a later retry
 same body gets the stored response (``Idempotent-Replayed: true``) without the gateway being
 called again; the same key with a different body is 422. Keys are scoped to the provider
 and kept 24 hours. Every outcome is stored except a crash (500) and a gateway timeout (504):
-those release the key so a retry can settle the charge under the same gateway key.
+those release the key so a retry can settle the charge under the same gateway key. A claim
+left unfinished for ``ABANDONED_AFTER`` (the process died mid-request) is taken over by a
+retry of the same request, which is safe because the services below are idempotent by the
+gateway key derived from the same Idempotency-Key.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from payhub_server.problems import PROBLEM_JSON, from_domain
 HEADER = "idempotency-key"
 KEY_MAX = 255
 TTL = timedelta(hours=24)
+# Far longer than any request can take (gateway calls time out in well under a minute).
+ABANDONED_AFTER = timedelta(minutes=10)
 _NOT_STORED = {500, 504}
 
 
@@ -66,7 +71,9 @@ def run_idempotent(
     fingerprint = _fingerprint(request, data)
     now = hub.deps.clock.now()
     with hub.store.unit_of_work() as uow:
-        claim = uow.idempotency.claim(scope, key, fingerprint, now, now + TTL)
+        claim = uow.idempotency.claim(
+            scope, key, fingerprint, now, now + TTL, abandoned_before=now - ABANDONED_AFTER
+        )
     if claim.state == "mismatch":
         raise IdempotencyKeyReused(
             "this Idempotency-Key was used with a different request; use a new key"

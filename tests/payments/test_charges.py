@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -11,6 +12,7 @@ from litestar.testing import TestClient
 
 from payhub import PayHub
 from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.system import FixedClock
 from payhub.domain.payments import (
     ChargeRequest,
     GatewayCredentials,
@@ -410,3 +412,48 @@ def test_a_retried_unknown_charge_is_looked_up_before_anything_is_resent(
         assert gateway.calls["lookup"] == 1
     finally:
         hub.close()
+
+
+def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_after_ten_minutes(
+    client: Client,
+    shop: dict[str, str],
+    hub: PayHub,
+    gateway: CountingGateway,
+    clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The process died mid-charge: it neither stored an answer nor released the key."""
+    from payhub.adapters.storage.sql import SqlIdempotency
+
+    headers = {**shop, "Idempotency-Key": "order-dead"}
+    real_charge = gateway.inner.charge
+
+    def die(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the process was killed here")
+
+    monkeypatch.setattr(gateway.inner, "charge", die)
+    monkeypatch.setattr(SqlIdempotency, "release", lambda self, scope, key: None)
+    assert (
+        client.post("/api/payments/charge", json=charge_body(), headers=headers).status_code == 500
+    )
+    monkeypatch.undo()
+    assert gateway.inner.charge == real_charge
+
+    early = client.post("/api/payments/charge", json=charge_body(), headers=headers)
+    assert early.status_code == 409  # it might still be running somewhere
+    other = client.post("/api/payments/charge", json=charge_body("11.00"), headers=headers)
+    assert other.status_code == 422  # a different request never takes the key over
+
+    clock.advance(timedelta(minutes=11))
+    retry = client.post("/api/payments/charge", json=charge_body(), headers=headers)
+
+    assert retry.status_code == 201, retry.text
+    tx, _ = ledger(hub, retry.json()["transactionId"])
+    assert tx.status is TxStatus.CAPTURED
+    replay = client.post("/api/payments/charge", json=charge_body(), headers=headers)
+    assert replay.headers["Idempotent-Replayed"] == "true"
+    assert replay.json()["transactionId"] == tx.id
+    with hub.store.unit_of_work() as uow:
+        merchant = uow.merchants.get(tx.merchant_id)
+        assert merchant is not None
+        assert len(uow.transactions.list(merchant.id)) == 1  # one charge, never two

@@ -255,6 +255,28 @@ def test_idempotency_claim_finish_replay_and_mismatch(store: Store) -> None:
         assert uow.idempotency.claim("prv_1", "k1", "fp-a", T0, exp).state == "done"
 
 
+def test_an_abandoned_claim_is_taken_over_only_by_the_same_request(store: Store) -> None:
+    exp = T0 + timedelta(hours=24)
+    later = T0 + timedelta(minutes=11)
+    cutoff = later - timedelta(minutes=10)
+    with store.unit_of_work() as uow:
+        assert uow.idempotency.claim("s", "k", "fp-a", T0, exp).state == "new"
+    with store.unit_of_work() as uow:
+        # Still young: in flight. Another request with the key: mismatch, never a takeover.
+        assert uow.idempotency.claim("s", "k", "fp-a", T0, exp, T0).state == "in_flight"
+        assert uow.idempotency.claim("s", "k", "fp-b", later, exp, cutoff).state == "mismatch"
+    with store.unit_of_work() as uow:
+        assert uow.idempotency.claim("s", "k", "fp-a", later, exp, cutoff).state == "new"
+    with store.unit_of_work() as uow:
+        # The takeover is a fresh claim: a concurrent retry now finds it in flight.
+        assert uow.idempotency.claim("s", "k", "fp-a", later, exp, cutoff).state == "in_flight"
+        uow.idempotency.finish("s", "k", StoredResponse(201, b"{}"))
+    with store.unit_of_work() as uow:
+        far = later + timedelta(hours=1)
+        done = uow.idempotency.claim("s", "k", "fp-a", far, exp, far - timedelta(minutes=10))
+        assert done.state == "done"  # a finished answer is never taken over
+
+
 def test_idempotency_release_frees_the_key(store: Store) -> None:
     exp = T0 + timedelta(hours=24)
     with store.unit_of_work() as uow:

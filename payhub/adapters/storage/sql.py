@@ -303,13 +303,35 @@ class SqlSequences(_Repo):
 
 class SqlIdempotency(_Repo):
     def claim(
-        self, scope: str, key: str, fingerprint: str, now: datetime, expires_at: datetime
+        self,
+        scope: str,
+        key: str,
+        fingerprint: str,
+        now: datetime,
+        expires_at: datetime,
+        abandoned_before: datetime | None = None,
     ) -> IdempotencyClaim:
         # An expired key is forgotten first, so it can be claimed afresh.
         self.db.execute(
             "DELETE FROM idempotency_keys WHERE scope = :s AND key = :k AND expires_at <= :now",
             {"s": scope, "k": key, "now": now},
         )
+        if abandoned_before is not None:
+            taken = self.db.execute(
+                "UPDATE idempotency_keys SET created_at = :now, expires_at = :exp"
+                " WHERE scope = :s AND key = :k AND fingerprint = :f AND state = 'in_flight'"
+                " AND created_at < :before",
+                {
+                    "now": now,
+                    "exp": expires_at,
+                    "s": scope,
+                    "k": key,
+                    "f": fingerprint,
+                    "before": abandoned_before,
+                },
+            )
+            if taken:
+                return IdempotencyClaim("new")
         inserted = self.db.execute(
             "INSERT INTO idempotency_keys (scope, key, fingerprint, state, created_at,"
             " expires_at) VALUES (:s, :k, :f, 'in_flight', :now, :exp)"
@@ -325,7 +347,7 @@ class SqlIdempotency(_Repo):
             k=key,
         )
         if row is None:  # released between our insert and read: try once more
-            return self.claim(scope, key, fingerprint, now, expires_at)
+            return self.claim(scope, key, fingerprint, now, expires_at, abandoned_before)
         if row["fingerprint"] != fingerprint:
             return IdempotencyClaim("mismatch")
         if row["state"] != "done":
@@ -400,9 +422,7 @@ class SqlJobs(_Repo):
             == 1
         )
 
-    def retry(
-        self, job_id: str, owner: str, due_at: datetime, error: str | None = None
-    ) -> bool:
+    def retry(self, job_id: str, owner: str, due_at: datetime, error: str | None = None) -> bool:
         return (
             self.db.execute(
                 "UPDATE jobs SET due_at = :due, leased_until = NULL, lease_owner = NULL,"
