@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from payhub.adapters.storage.sql import Row, UniqueViolation, _Repo, opt_dt, to_decimal, to_dt
-from payhub.domain.addresses import Address
+from payhub.adapters.storage.sql_values import address_from_json, address_json
 from payhub.domain.errors import Conflict
 from payhub.domain.invoices import (
     AllowedMethods,
@@ -27,21 +27,6 @@ from payhub.domain.money import Money, round_half_up
 from payhub.domain.payments import MethodType
 from payhub.domain.taxes import canonical_percent
 from payhub.ports import InvoiceSettings
-
-_ADDRESS_KEYS = ("line1", "line2", "city", "state", "postal_code", "country")
-
-
-def _address_json(address: Address | None) -> str | None:
-    if address is None:
-        return None
-    return json.dumps({k: getattr(address, k) for k in _ADDRESS_KEYS}, separators=(",", ":"))
-
-
-def _address(value: Any) -> Address | None:
-    if value is None:
-        return None
-    data = json.loads(value)
-    return Address(**{k: data.get(k) for k in _ADDRESS_KEYS})
 
 
 class SqlInvoices(_Repo):
@@ -112,8 +97,8 @@ class SqlInvoices(_Repo):
             "partial_mode": i.partial_mode.value,
             "deposit": i.deposit.amount if i.deposit else None,
             "authorize_only": i.authorize_only,
-            "bill_to": _address_json(i.bill_to),
-            "ship_to": _address_json(i.ship_to),
+            "bill_to": address_json(i.bill_to),
+            "ship_to": address_json(i.ship_to),
             "location_id": i.location_id,
             "status": i.status.value,
             "reserved_amount": i.reserved_amount.amount if i.reserved_amount else None,
@@ -226,8 +211,8 @@ class SqlInvoices(_Repo):
             partial_mode=PartialPaymentMode(r["partial_mode"]),
             deposit=None if r["deposit"] is None else self._money(r["deposit"], currency),
             authorize_only=bool(r["authorize_only"]),
-            bill_to=_address(r["bill_to"]),
-            ship_to=_address(r["ship_to"]),
+            bill_to=address_from_json(r["bill_to"]),
+            ship_to=address_from_json(r["ship_to"]),
             location_id=r["location_id"],
             status=InvoiceStatus(r["status"]),
             reserved_amount=None if reserved is None else self._money(reserved, currency),

@@ -14,7 +14,7 @@ from typing import Any
 
 from payhub.adapters.storage.sql import Row, UniqueViolation, opt_dt, to_decimal, to_dt
 from payhub.adapters.storage.sql_records import RecordTable
-from payhub.domain.addresses import Address
+from payhub.adapters.storage.sql_values import address_from_json, address_json
 from payhub.domain.errors import Conflict
 from payhub.domain.money import Money, round_half_up
 from payhub.domain.payments import MethodType
@@ -30,21 +30,6 @@ from payhub.domain.schedules import (
     ScheduleRun,
     ScheduleStatus,
 )
-
-_ADDRESS_KEYS = ("line1", "line2", "city", "state", "postal_code", "country")
-
-
-def _address_json(a: Address | None) -> str | None:
-    if a is None:
-        return None
-    return json.dumps({k: getattr(a, k) for k in _ADDRESS_KEYS}, separators=(",", ":"))
-
-
-def _address(value: Any) -> Address | None:
-    if value is None:
-        return None
-    data = json.loads(value)
-    return Address(**{k: data.get(k) for k in _ADDRESS_KEYS})
 
 
 def _lines_json(lines: list[ScheduleLine]) -> str:
@@ -146,8 +131,8 @@ class SqlScheduledPayments(RecordTable[ScheduledPayment]):
             "lines": _lines_json(s.lines),
             "tax_rate_id": s.tax_rate_id,
             "tax_percent": str(s.tax_percent) if s.tax_percent is not None else None,
-            "bill_to": _address_json(s.bill_to),
-            "ship_to": _address_json(s.ship_to),
+            "bill_to": address_json(s.bill_to),
+            "ship_to": address_json(s.ship_to),
             "description": s.description,
             "status": s.status.value,
             "next_run_number": s.next_run_number,
@@ -183,8 +168,8 @@ class SqlScheduledPayments(RecordTable[ScheduledPayment]):
             lines=_lines(row["lines"], currency),
             tax_rate_id=row["tax_rate_id"],
             tax_percent=Decimal(row["tax_percent"]) if row["tax_percent"] is not None else None,
-            bill_to=_address(row["bill_to"]),
-            ship_to=_address(row["ship_to"]),
+            bill_to=address_from_json(row["bill_to"]),
+            ship_to=address_from_json(row["ship_to"]),
             description=row["description"],
             status=ScheduleStatus(row["status"]),
             created_at=to_dt(row["created_at"]),
@@ -379,8 +364,8 @@ class SqlScheduleRequests(RecordTable[ScheduleRequest]):
             "lines": _lines_json(r.lines),
             "tax_rate_id": r.tax_rate_id,
             "tax_percent": str(r.tax_percent) if r.tax_percent is not None else None,
-            "bill_to": _address_json(r.bill_to),
-            "ship_to": _address_json(r.ship_to),
+            "bill_to": address_json(r.bill_to),
+            "ship_to": address_json(r.ship_to),
             "description": r.description,
             "invoice_id": r.invoice_id,
             "invoice_number": r.invoice_number,
@@ -410,8 +395,8 @@ class SqlScheduleRequests(RecordTable[ScheduleRequest]):
             lines=_lines(row["lines"], currency),
             tax_rate_id=row["tax_rate_id"],
             tax_percent=Decimal(row["tax_percent"]) if row["tax_percent"] is not None else None,
-            bill_to=_address(row["bill_to"]),
-            ship_to=_address(row["ship_to"]),
+            bill_to=address_from_json(row["bill_to"]),
+            ship_to=address_from_json(row["ship_to"]),
             description=row["description"],
             invoice_id=row["invoice_id"],
             invoice_number=row["invoice_number"],
