@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from payhub.adapters.gateways.registry import default_gateways
-from payhub.adapters.messaging import mailer_from_env, sms_from_env
+from payhub.adapters.messaging import mailer_from_env, sms_from_env, status_callback_url
 from payhub.adapters.secrets import FernetSecretBox, load_or_create_keys
 from payhub.adapters.storage import open_store
 from payhub.adapters.system import SystemClock, SystemRandomness
@@ -115,7 +115,9 @@ class PayHub:
         self.redirects = Redirects(self.deps, short_hosts)
         # Texts and emails: Twilio / SMTP when configured in the environment, else the outbox
         # adapter (delivers nowhere). See docs/messaging.md.
-        self.sms = sms if sms is not None else sms_from_env(os.environ)
+        # With a public URL, Twilio texts ask for delivery reports (StatusCallback) on it.
+        reports = status_callback_url(public_url or os.environ.get("PAYHUB_PUBLIC_URL"))
+        self.sms = sms if sms is not None else sms_from_env(os.environ, reports)
         self.mailer = mailer if mailer is not None else mailer_from_env(os.environ)
         self.outbox = Outbox(self.deps, self.sms, self.mailer)
         self.inbound = Inbound(self.deps, self.sms)

@@ -109,7 +109,7 @@ def _row(m: Message) -> list[str]:
     if m.send_after and m.status.value in ("Held", "Queued", "Sending"):
         status += f" until {when(m.send_after)}"
     why = m.reason or "-"
-    if m.last_error and m.status.value in ("Failed", "Queued", "Sending"):
+    if m.last_error and m.status.value in ("Failed", "Undelivered", "Queued", "Sending"):
         error = mask_contacts(m.last_error)
         why = f"{why}: {error}" if m.reason else error
     return [when(m.created_at), m.channel.value, m.kind.value, _to(m), status, why]
@@ -131,6 +131,8 @@ def _record(m: Message) -> dict[str, object]:
         "provider": m.provider,
         "providerMessageId": m.provider_message_id,
         "lastError": mask_contacts(m.last_error) if m.last_error else None,
+        "providerErrorCode": m.provider_error_code,
+        "deliveryReportedAtUtc": m.delivery_reported_at,
         "createdAtUtc": m.created_at,
     }
 
@@ -147,7 +149,10 @@ def outbox() -> None:
     "--status",
     "statuses",
     multiple=True,
-    help="Only these: Queued, Held, Sending, Sent, Refused, Failed (repeatable).",
+    help=(
+        "Only these: Queued, Held, Sending, Sent, Delivered, Undelivered, Refused, Failed"
+        " (repeatable)."
+    ),
 )
 @page_options
 @json_option
@@ -192,3 +197,9 @@ def outbox_senders() -> None:
     )
     verified = "verified with PAYHUB_TWILIO_AUTH_TOKEN" if s.inbound_verified else "refused (401)"
     click.echo(f"inbound texts (POST /webhooks/twilio/sms): {verified}")
+    reports = (
+        f"requested at {s.status_callback}"
+        if s.status_callback
+        else "not requested (Twilio with PAYHUB_PUBLIC_URL asks for them)"
+    )
+    click.echo(f"delivery reports (POST /webhooks/twilio/status): {reports}")

@@ -28,7 +28,7 @@ from payhub_server.routes.invoices import InvoiceController
 from payhub_server.routes.links import ShortLinkController
 from payhub_server.routes.locations import LocationController
 from payhub_server.routes.merchants import MerchantController
-from payhub_server.routes.messaging import MessagingController, twilio_inbound
+from payhub_server.routes.messaging import MessagingController, twilio_inbound, twilio_status
 from payhub_server.routes.payments import PaymentController
 from payhub_server.routes.products import ProductController
 from payhub_server.routes.redirects import ShortLinkHost
@@ -117,6 +117,7 @@ def create_app(hub: PayHub) -> Litestar:
             ShortLinkController,
             MessagingController,
             twilio_inbound,
+            twilio_status,
             hosted_fields_script,
             *PAGE_HANDLERS,
             ReferenceController,

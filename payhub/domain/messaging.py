@@ -8,7 +8,7 @@ a ``Refusal`` that is stored on the message. Quiet hours (rule 6) are apart, in
 
 A ``Message`` is one row of the transactional outbox. Its life::
 
-    Queued -> Sending -> Sent
+    Queued -> Sending -> Sent -> Delivered | Undelivered  (the provider's delivery report)
        |  \\      \\-> Queued (a failure that may be retried, after a backoff)
        |   \\      \\-> Failed (a permanent failure, or retries exhausted: ``last_error``)
        |    \\-> Held (quiet hours; ``send_after`` is 08:00 merchant time) -> Queued ...
@@ -59,10 +59,19 @@ class MessageStatus(StrEnum):
     SENT = "Sent"
     REFUSED = "Refused"  # the gate said no; never sent
     FAILED = "Failed"  # the sender refused it for good, or retries ran out
+    DELIVERED = "Delivered"  # the carrier confirmed it reached the phone (delivery report)
+    UNDELIVERED = "Undelivered"  # the provider took it; the carrier or provider then failed it
 
     @property
     def final(self) -> bool:
-        return self in (MessageStatus.SENT, MessageStatus.REFUSED, MessageStatus.FAILED)
+        """Nothing more will be sent: the worker leaves the message alone."""
+        return self in (
+            MessageStatus.SENT,
+            MessageStatus.REFUSED,
+            MessageStatus.FAILED,
+            MessageStatus.DELIVERED,
+            MessageStatus.UNDELIVERED,
+        )
 
 
 class Refusal(StrEnum):
@@ -128,6 +137,8 @@ class Message:
     last_error: str | None = None
     job_id: str | None = None  # the one worker job allowed to deliver it now
     attempt_started_at: datetime | None = None
+    delivery_reported_at: datetime | None = None  # when the final delivery report came
+    provider_error_code: str | None = None  # the provider's code for an undelivered text
 
 
 # --- what the texts and emails say --------------------------------------------------------
@@ -223,6 +234,69 @@ def mask_contacts(text: str) -> str:
     message (Twilio's 21211 names the number it refused; SMTP replies name the address)."""
     text = _PHONE_IN_TEXT.sub(lambda m: mask_phone(m.group()), text)
     return _EMAIL_IN_TEXT.sub(lambda m: mask_email(m.group()), text)
+
+
+# --- delivery reports (the provider's status callback) --------------------------------------
+
+# Twilio's error dictionary (https://www.twilio.com/docs/api/errors/NNNNN): the codes a
+# status callback carries for a text it took and could not deliver, with payhub's reason.
+DELIVERY_ERRORS: dict[str, tuple[str, str]] = {
+    "21610": ("NumberBlocked", "Attempt to send to unsubscribed recipient"),
+    "30001": ("DeliveryFailed", "Queue overflow"),
+    "30002": ("DeliveryFailed", "Account suspended"),
+    "30003": ("UnreachableNumber", "Unreachable destination handset"),
+    "30004": ("NumberBlocked", "Message blocked"),
+    "30005": ("UnreachableNumber", "Unknown destination handset"),
+    "30006": ("UnreachableNumber", "Landline or unreachable carrier"),
+    "30007": ("CarrierFiltered", "Message filtered by the carrier"),
+    "30008": ("DeliveryFailed", "Unknown error"),
+}
+BLOCKING_ERRORS = frozenset({"21610", "30004"})  # the recipient opted out / blocks this sender
+DELIVERED_STATUSES = frozenset({"delivered", "read"})  # ``read``: a read receipt, so delivered
+UNDELIVERED_STATUSES = frozenset({"undelivered", "failed"})
+_CODE = re.compile(r"\d{1,10}")
+
+
+@attrs.frozen
+class DeliveryOutcome:
+    """What a final delivery report changes on a ``Sent`` message."""
+
+    status: MessageStatus
+    reason: str | None
+    last_error: str | None
+    error_code: str | None
+    blocks_number: bool  # 21610/30004: the number is blocked as after a STOP
+
+
+def delivery_outcome(
+    current: MessageStatus, provider_status: str, error_code: str | None, provider: str = "Twilio"
+) -> DeliveryOutcome | None:
+    """The change a delivery report makes, or ``None`` for none.
+
+    Only a ``Sent`` message moves, and only to a final state, so reports arriving out of
+    order never move a message backwards: ``sent`` after ``delivered`` (or a second final
+    report) changes nothing. ``queued``/``sending``/``sent`` and other progress reports add
+    nothing to ``Sent``. Provider ``failed`` after it took the text counts as
+    ``Undelivered``: payhub's own ``Failed`` means the provider never took it.
+    """
+    if current is not MessageStatus.SENT:
+        return None
+    status = provider_status.strip().lower()
+    if status in DELIVERED_STATUSES:
+        return DeliveryOutcome(MessageStatus.DELIVERED, None, None, None, False)
+    if status not in UNDELIVERED_STATUSES:
+        return None
+    code = error_code.strip() if error_code else None
+    code = code if code and _CODE.fullmatch(code) else None
+    reason, title = DELIVERY_ERRORS.get(code or "", ("DeliveryFailed", "no description"))
+    label = f"{provider} {status}" + (f" (error {code})" if code else "")
+    return DeliveryOutcome(
+        MessageStatus.UNDELIVERED,
+        reason,
+        mask_contacts(f"{label}: {title}"),
+        code,
+        code in BLOCKING_ERRORS,
+    )
 
 
 # --- sending failures ---------------------------------------------------------------------

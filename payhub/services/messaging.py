@@ -55,6 +55,7 @@ from payhub.domain.messaging import (
     SendFailed,
     TextKind,
     decide,
+    delivery_outcome,
     help_text,
 )
 from payhub.domain.quiet_hours import next_send_time
@@ -461,6 +462,59 @@ class Inbound:
         # The provider confirms STOP and START itself (Twilio's opt-out handling), and a
         # reply to a number that has just opted out would be refused anyway.
         return InboundReply(keyword, None)
+
+    def report_status(
+        self, url: str, params: Sequence[tuple[str, str]], signature: str | None
+    ) -> MessageStatus | None:
+        """The provider's delivery report (Twilio's StatusCallback): verified like inbound
+        texts, then recorded on the message with that provider id. Returns the message's
+        new status, or ``None`` when nothing changed: an unknown id (acknowledged all the
+        same, so the provider does not retry), a progress report (``queued``, ``sent``), or
+        a report arriving after the final one (out of order: never a step backwards).
+        21610/30004 (recipient unsubscribed / blocks the sender) also block the number, as
+        the same code does when the provider refuses a send."""
+        if not self._sms.verify_inbound(url, params, signature):
+            raise Unauthenticated(
+                "the X-Twilio-Signature header does not sign this request"
+                " (check PAYHUB_TWILIO_AUTH_TOKEN and PAYHUB_PUBLIC_URL)"
+            )
+        fields: dict[str, str] = {}
+        for name, value in params:
+            fields.setdefault(name, value)
+        sid = (fields.get("MessageSid") or fields.get("SmsSid") or "").strip()
+        reported = fields.get("MessageStatus") or fields.get("SmsStatus") or ""
+        if not sid:
+            return None
+        now = self._d.clock.now()
+        with self._d.store.unit_of_work() as uow:
+            message = uow.messages.by_provider_id(self._sms.name, sid, for_update=True)
+            if message is None:
+                log.info("delivery report for an unknown message", provider=self._sms.name)
+                return None
+            outcome = delivery_outcome(message.status, reported, fields.get("ErrorCode"))
+            if outcome is None:
+                log.info("delivery report ignored", message_id=message.id, status=message.status)
+                return None
+            message.status = outcome.status
+            message.reason = outcome.reason
+            message.provider_error_code = outcome.error_code
+            if outcome.last_error is not None:
+                message.last_error = outcome.last_error
+            message.delivery_reported_at = now
+            message.updated_at = now
+            uow.messages.save(message)
+            if outcome.blocks_number and message.channel is Channel.SMS and message.to:
+                assert outcome.error_code is not None
+                apply_inbound_keyword(
+                    uow, self._d, message.to, Keyword.STOP, "provider-opt-out", outcome.error_code
+                )
+        log.info(
+            "delivery report",
+            message_id=message.id,
+            status=outcome.status,
+            error_code=outcome.error_code,
+        )
+        return outcome.status
 
 
 def _merchant_name(uow: UnitOfWork, phone: str) -> str:

@@ -5,6 +5,10 @@
   ``X-Twilio-Signature`` (401 problem+json otherwise), computed over the configured public
   URL (``PAYHUB_PUBLIC_URL``) + this path. Answers TwiML: a ``<Message>`` for HELP, empty
   otherwise.
+- ``POST /webhooks/twilio/status``: Twilio's delivery reports (the ``StatusCallback`` payhub
+  sends with each text when ``PAYHUB_PUBLIC_URL`` is set): ``MessageSid``,
+  ``MessageStatus``, ``ErrorCode``. Signed like the inbound webhook (401 otherwise);
+  answers 204, also for a message payhub does not know.
 - ``GET M/texting``: which text kinds the merchant has switched on, and its time zone.
 - ``GET M/messages`` and ``GET M/customers/{customerId}/messages``: the outbox, newest
   first, with what became of each message and why.
@@ -20,7 +24,9 @@ import anyio.to_thread
 import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.params import FromPath, QueryParameter
+from litestar.status_codes import HTTP_204_NO_CONTENT
 
+from payhub.adapters.messaging import STATUS_CALLBACK_PATH
 from payhub.domain.messaging import Message, TextKind
 from payhub.services.messaging import TextingSettings, parse_statuses
 from payhub_server.deps import MERCHANT_KEY_OK, PUBLIC, Hub, Tenant, api_get
@@ -31,10 +37,13 @@ TWIML = "application/xml"
 
 
 class MessageOut(msgspec.Struct, rename="camel"):
-    """One text or email. `status`: Queued, Held, Sending, Sent, Refused or Failed.
-    `reason`: why it was refused or held (KindDisabled, NoPhone, NoConsent,
-    NumberNotConsented, NumberBlocked, CustomerGone, QuietHours, ProviderRefused,
-    RetriesExhausted). `sendAfterUtc`: when a held or retried message goes out next."""
+    """One text or email. `status`: Queued, Held, Sending, Sent, Delivered, Undelivered,
+    Refused or Failed (Delivered/Undelivered: the carrier's delivery report for a text
+    the provider took). `reason`: why it was refused, held or not delivered (KindDisabled,
+    NoPhone, NoConsent, NumberNotConsented, NumberBlocked, CustomerGone, QuietHours,
+    ProviderRefused, RetriesExhausted, UnreachableNumber, CarrierFiltered,
+    DeliveryFailed). `providerErrorCode`: the provider's code for an undelivered text
+    (Twilio 30003...). `sendAfterUtc`: when a held or retried message goes out next."""
 
     message_id: str
     customer_id: str | None
@@ -52,6 +61,8 @@ class MessageOut(msgspec.Struct, rename="camel"):
     provider_message_id: str | None
     last_error: str | None
     created_at_utc: datetime
+    provider_error_code: str | None = None
+    delivery_reported_at_utc: datetime | None = None
 
     @classmethod
     def of(cls, m: Message) -> MessageOut:
@@ -72,6 +83,8 @@ class MessageOut(msgspec.Struct, rename="camel"):
             provider_message_id=m.provider_message_id,
             last_error=m.last_error,
             created_at_utc=m.created_at,
+            provider_error_code=m.provider_error_code,
+            delivery_reported_at_utc=m.delivery_reported_at,
         )
 
 
@@ -161,11 +174,39 @@ async def twilio_inbound(request: Request[Any, Any, Any], hub: Hub) -> Response[
     withdraws consent given for it; START (UNSTOP, YES) lifts the block without restoring
     consent; HELP (INFO) is answered with the merchant's name. Signed with
     `X-Twilio-Signature` (401 otherwise)."""
+    url, params, signature = await _signed_form(request, hub)
+    outcome = await anyio.to_thread.run_sync(hub.inbound.receive, url, params, signature)
+    return Response(twiml(outcome.reply), media_type=TWIML, status_code=200)
+
+
+async def _signed_form(
+    request: Request[Any, Any, Any], hub: Hub
+) -> tuple[str, list[tuple[str, str]], str | None]:
+    """What Twilio signed: the public URL it called (``PAYHUB_PUBLIC_URL`` + path + query,
+    not the ``Host`` a proxy may rewrite), every form field, and the signature header."""
     form = await request.form()
     params = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
     url = hub.deps.page_url(request.url.path)
     if request.url.query:
         url += "?" + request.url.query
-    signature = request.headers.get("x-twilio-signature")
-    outcome = await anyio.to_thread.run_sync(hub.inbound.receive, url, params, signature)
-    return Response(twiml(outcome.reply), media_type=TWIML, status_code=200)
+    return url, params, request.headers.get("x-twilio-signature")
+
+
+@post(
+    STATUS_CALLBACK_PATH,
+    opt=PUBLIC,
+    tags=["Messaging"],
+    summary="Delivery reports for texts (Twilio status callback)",
+    status_code=HTTP_204_NO_CONTENT,
+    security=[],
+)
+async def twilio_status(request: Request[Any, Any, Any], hub: Hub) -> None:
+    """Twilio posts here (the `StatusCallback` payhub sends with each text when
+    `PAYHUB_PUBLIC_URL` is set) as a text moves: `MessageSid`, `MessageStatus` (queued,
+    sent, delivered, undelivered, failed...), `ErrorCode`. `delivered` makes the message
+    Delivered; `undelivered`/`failed` make it Undelivered with the reason and code (21610
+    and 30004 also block the number). A report after the final one, or for a message
+    payhub does not know, changes nothing and is still answered 204. Signed with
+    `X-Twilio-Signature` (401 otherwise)."""
+    url, params, signature = await _signed_form(request, hub)
+    await anyio.to_thread.run_sync(hub.inbound.report_status, url, params, signature)

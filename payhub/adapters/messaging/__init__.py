@@ -6,7 +6,9 @@ SMTP when ``PAYHUB_SMTP_HOST`` and ``PAYHUB_SMTP_FROM`` are set (``PAYHUB_SMTP_P
 default 587; ``PAYHUB_SMTP_USER``, ``PAYHUB_SMTP_PASSWORD``; ``PAYHUB_SMTP_SECURITY``
 ``starttls`` (default), ``ssl`` or ``none``). Otherwise the outbox adapter is used: it
 delivers nowhere and marks the message sent in the outbox. Secrets are read from the
-environment only, never stored by payhub, never logged or printed.
+environment only, never stored by payhub, never logged or printed. With a public URL
+(``PAYHUB_PUBLIC_URL``) each Twilio text asks for delivery reports at
+``STATUS_CALLBACK_PATH`` on it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,15 @@ from payhub.adapters.messaging.smtp import SmtpMailer
 from payhub.adapters.messaging.twilio import TwilioSms
 from payhub.ports import Mailer, SmsSender
 
+STATUS_CALLBACK_PATH = "/webhooks/twilio/status"
+
+
+def status_callback_url(public_url: str | None) -> str | None:
+    """Where Twilio posts delivery reports: on the configured public URL, else nowhere
+    (without one Twilio could not reach payhub and would log a callback error per text)."""
+    base = (public_url or "").strip().rstrip("/")
+    return base + STATUS_CALLBACK_PATH if base else None
+
 
 @attrs.frozen
 class SenderSettings:
@@ -31,15 +42,24 @@ class SenderSettings:
     email_from: str | None
     email_server: str | None
     inbound_verified: bool
+    status_callback: str | None = None
 
 
-def sms_from_env(env: Mapping[str, str]) -> SmsSender:
+def sms_from_env(env: Mapping[str, str], status_callback: str | None = None) -> SmsSender:
+    """Twilio when configured (asking for delivery reports at ``status_callback``), else
+    the outbox adapter."""
     sid = env.get("PAYHUB_TWILIO_ACCOUNT_SID", "").strip()
     token = env.get("PAYHUB_TWILIO_AUTH_TOKEN", "").strip()
     sender = env.get("PAYHUB_TWILIO_FROM", "").strip() or None
     service = env.get("PAYHUB_TWILIO_MESSAGING_SERVICE_SID", "").strip() or None
     if sid and token and (sender or service):
-        return TwilioSms(sid, token, from_number=sender, messaging_service_sid=service)
+        return TwilioSms(
+            sid,
+            token,
+            from_number=sender,
+            messaging_service_sid=service,
+            status_callback=status_callback,
+        )
     return OutboxSms(webhook_token=token or None)
 
 
@@ -76,10 +96,14 @@ def settings_from_env(env: Mapping[str, str]) -> SenderSettings:
             else None
         ),
         inbound_verified=bool(env.get("PAYHUB_TWILIO_AUTH_TOKEN", "").strip()),
+        status_callback=(
+            status_callback_url(env.get("PAYHUB_PUBLIC_URL")) if sms.name == "twilio" else None
+        ),
     )
 
 
 __all__ = [
+    "STATUS_CALLBACK_PATH",
     "OutboxMailer",
     "OutboxSms",
     "SenderSettings",
@@ -88,4 +112,5 @@ __all__ = [
     "mailer_from_env",
     "settings_from_env",
     "sms_from_env",
+    "status_callback_url",
 ]

@@ -75,6 +75,7 @@ class TwilioSms:
         messaging_service_sid: str | None = None,
         client: httpx.Client | None = None,
         base_url: str = API_BASE,
+        status_callback: str | None = None,
     ) -> None:
         if not from_number and not messaging_service_sid:
             raise ValueError("Twilio needs a From number or a Messaging Service SID")
@@ -82,6 +83,7 @@ class TwilioSms:
         self._token = auth_token
         self._from = from_number
         self._service = messaging_service_sid
+        self.status_callback = status_callback
         self._client = client or default_client()
         _hide_recipients_in_httpx_logs()
         self._base = base_url.rstrip("/")
@@ -111,6 +113,8 @@ class TwilioSms:
         else:
             assert self._from is not None
             form["From"] = self._from
+        if self.status_callback:
+            form["StatusCallback"] = self.status_callback
         response = self._request("POST", self._messages_url, data=form)
         if response.status_code in (200, 201):
             sid = _json(response).get("sid")

@@ -620,4 +620,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX jobs_dead ON jobs(dead_at) WHERE dead_at IS NOT NULL
         """,
     ),
+    Migration(
+        10,
+        "delivery reports: a text's final carrier state, found by the provider's message id",
+        """
+        ALTER TABLE messages ADD COLUMN delivery_reported_at {ts};
+        ALTER TABLE messages ADD COLUMN provider_error_code TEXT;
+        CREATE INDEX messages_provider_id ON messages(provider_message_id)
+        """,
+    ),
 )

@@ -32,6 +32,8 @@ _COLUMNS = (
     "last_error",
     "job_id",
     "attempt_started_at",
+    "delivery_reported_at",
+    "provider_error_code",
     "created_at",
     "updated_at",
 )
@@ -60,6 +62,8 @@ class SqlMessages(_Repo):
             "last_error": m.last_error,
             "job_id": m.job_id,
             "attempt_started_at": m.attempt_started_at,
+            "delivery_reported_at": m.delivery_reported_at,
+            "provider_error_code": m.provider_error_code,
             "created_at": m.created_at,
             "updated_at": m.updated_at,
         }
@@ -85,6 +89,8 @@ class SqlMessages(_Repo):
             last_error=row["last_error"],
             job_id=row["job_id"],
             attempt_started_at=opt_dt(row["attempt_started_at"]),
+            delivery_reported_at=opt_dt(row["delivery_reported_at"]),
+            provider_error_code=row["provider_error_code"],
             created_at=to_dt(row["created_at"]),
             updated_at=to_dt(row["updated_at"]),
         )
@@ -99,6 +105,18 @@ class SqlMessages(_Repo):
     def get(self, message_id: str, for_update: bool = False) -> Message | None:
         lock = " FOR UPDATE" if for_update and self.db.dialect == "postgres" else ""
         row = self._one(f"SELECT * FROM messages WHERE id = :id{lock}", id=message_id)
+        return self._load(row) if row else None
+
+    def by_provider_id(
+        self, provider: str, provider_message_id: str, for_update: bool = False
+    ) -> Message | None:
+        lock = " FOR UPDATE" if for_update and self.db.dialect == "postgres" else ""
+        row = self._one(
+            "SELECT * FROM messages WHERE provider_message_id = :pid AND provider = :p"
+            f" ORDER BY created_at, id LIMIT 1{lock}",
+            pid=provider_message_id,
+            p=provider,
+        )
         return self._load(row) if row else None
 
     def save(self, message: Message) -> None:
