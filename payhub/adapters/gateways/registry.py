@@ -6,6 +6,7 @@ import httpx
 
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
+from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
@@ -27,5 +28,6 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         NmiGateway(http),
         AuthorizeNetGateway(http),
         BraintreeGateway(http),
+        CloverGateway(http),
     ]
     return {g.name: g for g in adapters}
