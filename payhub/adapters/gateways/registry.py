@@ -7,8 +7,11 @@ import httpx
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.clover import CloverGateway
+from payhub.adapters.gateways.cybersource import CyberSourceGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
+from payhub.adapters.gateways.paypal import PayPalGateway
+from payhub.adapters.gateways.paytrace import PayTraceGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
@@ -28,6 +31,9 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         NmiGateway(http),
         AuthorizeNetGateway(http),
         BraintreeGateway(http),
+        PayPalGateway(http),
+        PayTraceGateway(http),
         CloverGateway(http),
+        CyberSourceGateway(http),
     ]
     return {g.name: g for g in adapters}
