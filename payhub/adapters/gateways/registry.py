@@ -15,6 +15,8 @@ from payhub.adapters.gateways.paytrace import PayTraceGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
+from payhub.adapters.gateways.usaepay import UsaEpayGateway
+from payhub.adapters.gateways.worldpay import WorldpayGateway
 from payhub.ports import Gateway
 
 
@@ -35,5 +37,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         PayTraceGateway(http),
         CloverGateway(http),
         CyberSourceGateway(http),
+        UsaEpayGateway(http),
+        WorldpayGateway(http),
     ]
     return {g.name: g for g in adapters}
