@@ -123,6 +123,14 @@ class CredentialRepository(Protocol):
     def list(self, merchant_id: str) -> list[GatewayCredential]: ...
 
 
+class GatewayPublicFieldRepository(Protocol):
+    """A merchant's non-secret client values per gateway (publishable keys): never sealed."""
+
+    def put(self, merchant_id: str, gateway: str, fields: dict[str, str], at: datetime) -> None: ...
+
+    def get(self, merchant_id: str, gateway: str) -> dict[str, str]: ...
+
+
 class SequenceRepository(Protocol):
     def next_value(self, name: str, start: int = 1) -> int:
         """The next number of a named sequence; never repeats, whatever runs concurrently."""
@@ -742,6 +750,7 @@ class UnitOfWork(Protocol):
     invoices: InvoiceRepository
     scheduled_payments: ScheduledPaymentRepository
     schedule_requests: ScheduleRequestRepository
+    gateway_public_fields: GatewayPublicFieldRepository
 
 
 @attrs.frozen

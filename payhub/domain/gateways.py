@@ -77,12 +77,14 @@ def _gw(
 
 
 GATEWAYS: tuple[GatewayInfo, ...] = (
-    _gw("stripe", "Stripe", _V.FRESH_AND_VAULT, "Stripe Elements"),
+    _gw("stripe", "Stripe", _V.FRESH_AND_VAULT, "Stripe Elements", fields=("publishableKey",)),
     _gw("braintree", "Braintree", _V.VAULT_FIRST, "Braintree Hosted Fields",
-        fields=("merchantId", "publicKey")),
-    _gw("authorize-net", "Authorize.Net", _V.FRESH_AND_VAULT, "Accept.js", fields=("apiLoginId",)),
-    _gw("nmi", "NMI", _V.FRESH_AND_VAULT, "Collect.js"),
-    _gw("square", "Square", _V.FRESH_ONLY, "Square Web Payments SDK", fields=("locationId",)),
+        fields=("merchantId", "publicKey", "tokenizationKey")),
+    _gw("authorize-net", "Authorize.Net", _V.FRESH_AND_VAULT, "Accept.js",
+        fields=("apiLoginId", "clientKey")),
+    _gw("nmi", "NMI", _V.FRESH_AND_VAULT, "Collect.js", fields=("tokenizationKey",)),
+    _gw("square", "Square", _V.FRESH_ONLY, "Square Web Payments SDK",
+        fields=("locationId", "applicationId")),
     _gw("paypal", "PayPal", _V.NONE, "PayPal JS SDK Card Fields", fields=("clientId",)),
     _gw("adyen", "Adyen", _V.NONE, "Adyen Web Components",
         fields=("merchantAccount", "liveUrlPrefix")),

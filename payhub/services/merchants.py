@@ -15,6 +15,7 @@ from payhub.domain.accounts import (
 )
 from payhub.domain.environments import Environment
 from payhub.domain.errors import FieldError, Forbidden, NotFound, ValidationError
+from payhub.domain.gateway_public import split_fields
 from payhub.domain.gateways import GatewayInfo, gateway
 from payhub.ports import UnitOfWork
 from payhub.services.auth import Caller
@@ -153,11 +154,17 @@ class Credentials:
                 errors.append(
                     FieldError(f"additionalFields.{name}", "must be 1 to 4096 characters")
                 )
+        # Public client values (publishable keys...) are checked and kept unsealed.
+        sandbox = (environment or self._caller.environment) is Environment.SANDBOX
+        private, public, public_errors = split_fields(
+            info.name, given.additional_fields, sandbox
+        )
+        errors += public_errors
         if errors:
             raise ValidationError("; ".join(f"{e.field}: {e.message}" for e in errors), errors)
         assert environment is not None
         sealed = self._d.secrets.seal(
-            json.dumps({"apiSecret": secret, "fields": given.additional_fields}).encode()
+            json.dumps({"apiSecret": secret, "fields": private}).encode()
         )
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
@@ -173,6 +180,7 @@ class Credentials:
                 updated_at=now,
             )
             uow.credentials.put(credential)
+            uow.gateway_public_fields.put(merchant.id, info.name, public, now)
         return self._status(credential, tuple(sorted(given.additional_fields)))
 
     def _status(self, c: GatewayCredential, names: tuple[str, ...]) -> CredentialStatus:
@@ -183,9 +191,12 @@ class Credentials:
     def list(self) -> list[CredentialStatus]:
         with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
-            stored = uow.credentials.list(merchant.id)
-        return [self._status(c, self._field_names(c)) for c in stored]
+            stored = [
+                (c, uow.gateway_public_fields.get(merchant.id, c.gateway))
+                for c in uow.credentials.list(merchant.id)
+            ]
+        return [self._status(c, self._field_names(c, public)) for c, public in stored]
 
-    def _field_names(self, c: GatewayCredential) -> tuple[str, ...]:
+    def _field_names(self, c: GatewayCredential, public: dict[str, str]) -> tuple[str, ...]:
         opened = json.loads(self._d.secrets.open(c.sealed))
-        return tuple(sorted(opened.get("fields", {})))
+        return tuple(sorted({*opened.get("fields", {}), *public}))

@@ -629,4 +629,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX messages_provider_id ON messages(provider_message_id)
         """,
     ),
+    Migration(
+        30,
+        "gateway public fields: publishable keys and the like for the pages' hosted fields",
+        """
+        CREATE TABLE gateway_public_fields (
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            gateway TEXT NOT NULL,
+            fields {json} NOT NULL,
+            updated_at {ts} NOT NULL,
+            PRIMARY KEY (merchant_id, gateway)
+        )
+        """,
+    ),
 )

@@ -680,3 +680,8 @@ class SqlUnitOfWork:
 
         self.scheduled_payments: ports.ScheduledPaymentRepository = sch.SqlScheduledPayments(db)
         self.schedule_requests: ports.ScheduleRequestRepository = sch.SqlScheduleRequests(db)
+        from payhub.adapters.storage import sql_gateway_public as gwp
+
+        self.gateway_public_fields: ports.GatewayPublicFieldRepository = (
+            gwp.SqlGatewayPublicFields(db)
+        )
