@@ -6,7 +6,11 @@ templates never format money or decide a rule; the server enforces every rule ag
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
+
+from payhub_server.pages.drivers import VendorHosts
 
 
 @attrs.frozen
@@ -56,9 +60,11 @@ class HostedFields:
 
     gateway: str  # payhub gateway name, e.g. "simulator"
     name: str  # e.g. "payhub simulator hosted fields"
-    script_url: str | None  # None: this gateway's fields cannot be rendered on the page
+    script_url: str | None  # the driver module; None: the fields cannot be rendered here
     card: bool
     bank: bool
+    vendor: VendorHosts = attrs.field(factory=VendorHosts)  # hosts the page CSP opens
+    config: dict[str, Any] = attrs.field(factory=dict)  # public values for the driver
 
 
 def masked_phone(last4: str | None) -> str | None:

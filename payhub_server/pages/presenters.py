@@ -15,6 +15,7 @@ from payhub.domain.invoices import AllowedMethods, Invoice, InvoicePayment, Paym
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import MethodType
 from payhub.services.invoices import PayPageView
+from payhub_server.pages.drivers import Fields, VendorHosts, fields_for
 from payhub_server.pages.model import (
     Choice,
     HostedFields,
@@ -28,8 +29,6 @@ from payhub_server.pages.model import (
 _SYMBOLS = {"USD": "$"}
 _STATUS_WORDS = {"Captured": "Paid", "Submitted": "Submitted (bank transfer)",
                  "Authorized": "Reserved", "Settled": "Paid"}  # fmt: skip
-# Gateways whose hosted-fields script the pay page can load today (see docs/pay-page.md).
-_SCRIPTS = {"simulator": "/simulator/hosted-fields.js"}
 
 
 def money(m: Money) -> str:
@@ -103,9 +102,13 @@ def _options(invoice: Invoice, options: PaymentOptions) -> PayOptions | None:
     return PayOptions(choices=tuple(choices))
 
 
-def present(view: PayPageView, pay_token: str) -> PageModel:
+def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = None) -> PageModel:
+    """``public``: the merchant's public client values for the invoice's gateway (the
+    publishable key...); without them a real gateway's fields cannot be rendered."""
     invoice = view.invoice
     methods = invoice.allowed_methods
+    sandbox = view.environment is Environment.SANDBOX
+    driver = fields_for(view.gateway_name, sandbox, public or {})
     lines = tuple(
         LineRow(
             description=line.description,
@@ -137,19 +140,30 @@ def present(view: PayPageView, pay_token: str) -> PageModel:
         ship_to=address_lines(invoice.ship_to),
         payments=tuple(payment_row(p) for p in invoice.payments),
         options=_options(invoice, view.options),
-        fields=HostedFields(
-            gateway=view.gateway_name,
-            name=view.hosted_fields,
-            script_url=_SCRIPTS.get(view.gateway_name),
-            card=methods is not AllowedMethods.BANK_ACCOUNT_ONLY,
-            bank=methods is not AllowedMethods.CARD_ONLY,
-        ),
+        fields=_fields(view, methods, driver),
         authorize_only=invoice.authorize_only,
         sms_offer=view.sms_consent_offered and not view.sms_consent_given,
         sms_recorded=view.sms_consent_given,
         in_progress=view.payment_in_progress,
         allowed_origins=tuple(view.allowed_origins),
         sms_phone_last4=view.customer_phone_last4,
+    )
+
+
+def _fields(view: PayPageView, methods: AllowedMethods, driver: Fields | None) -> HostedFields:
+    """The methods offered are those the invoice allows AND the driver can collect; a page
+    whose driver collects none of them says online payment is not available."""
+    card = methods is not AllowedMethods.BANK_ACCOUNT_ONLY and (driver is None or driver.card)
+    bank = methods is not AllowedMethods.CARD_ONLY and (driver is None or driver.bank)
+    usable = driver is not None and (card or bank)
+    return HostedFields(
+        gateway=view.gateway_name,
+        name=view.hosted_fields,
+        script_url=driver.module if usable and driver else None,
+        card=card,
+        bank=bank,
+        vendor=driver.hosts if usable and driver else VendorHosts(),
+        config=dict(driver.config) if usable and driver else {},
     )
 
 
@@ -165,12 +179,9 @@ def urls_for(pay_token: str, embedded: bool) -> dict[str, str]:
     }
 
 
-def script_origins(page: PageModel) -> tuple[str, ...]:
-    """Foreign script origins the CSP must allow (none: the simulator's script is our own)."""
-    url = page.fields.script_url
-    if url and url.startswith("https://"):
-        return ("https://" + url.split("/")[2],)
-    return ()
+def vendor_hosts(page: PageModel) -> VendorHosts:
+    """The vendor origins the page's CSP must allow: only where the form is shown."""
+    return page.fields.vendor if page.payable and page.fields.script_url else VendorHosts()
 
 
 def page_config(
@@ -191,6 +202,7 @@ def page_config(
             "gateway": page.fields.gateway,
             "card": page.fields.card,
             "bank": page.fields.bank,
+            "config": page.fields.config,
         },
         "urls": {
             "page": urls["page"],

@@ -3,9 +3,10 @@
 Headers, and why:
 
 - ``Content-Security-Policy``: scripts only from payhub itself (the pages have no inline
-  script; settings travel in a ``application/json`` block) and from the gateway's hosted-fields
-  origin; no plugins, no foreign forms; ``frame-ancestors`` is ``'none'`` except on the embed
-  page, where it lists the merchant's allowed websites.
+  script; settings travel in a ``application/json`` block) and, on a page that collects a
+  payment, from the vendor hosts of that page's gateway only (``drivers.VendorHosts``: its
+  SDK's script, frame and API origins); no plugins, no foreign forms; ``frame-ancestors`` is
+  ``'none'`` except on the embed page, where it lists the merchant's allowed websites.
 - ``X-Frame-Options: DENY`` on every page but the embed page (older browsers).
 - ``Cache-Control: no-store``: pages carry an invoice's personal data and one-time tokens.
 - ``Referrer-Policy: no-referrer``: the pay link is the only key to the page; it must not
@@ -20,6 +21,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from litestar import Response
+
+from payhub_server.pages.drivers import VendorHosts
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 HTML = "text/html"  # Litestar adds the charset
@@ -37,27 +40,29 @@ def environment() -> Environment:
 
 
 def content_security_policy(
-    frame_ancestors: tuple[str, ...] = (), script_origins: tuple[str, ...] = ()
+    frame_ancestors: tuple[str, ...] = (), vendor: VendorHosts | None = None
 ) -> str:
+    vendor = vendor or VendorHosts()
     ancestors = " ".join(frame_ancestors) if frame_ancestors else "'none'"
-    scripts = " ".join(("'self'", *script_origins))
-    frames = " ".join(script_origins) or "'none'"
+    scripts = " ".join(("'self'", *vendor.script))
+    frames = " ".join(vendor.frame) or "'none'"
+    connect = " ".join(("'self'", *vendor.connect))
     return (
         "default-src 'none'; "
         f"script-src {scripts}; "
         "style-src 'self'; img-src 'self' data:; font-src 'self'; "
-        f"connect-src 'self'; frame-src {frames}; "
+        f"connect-src {connect}; frame-src {frames}; "
         "form-action 'self'; base-uri 'none'; "
         f"frame-ancestors {ancestors}"
     )
 
 
 def security_headers(
-    frame_ancestors: tuple[str, ...] | None = None, script_origins: tuple[str, ...] = ()
+    frame_ancestors: tuple[str, ...] | None = None, vendor: VendorHosts | None = None
 ) -> dict[str, str]:
     """``frame_ancestors`` None: the page may not be framed at all."""
     headers = {
-        "Content-Security-Policy": content_security_policy(frame_ancestors or (), script_origins),
+        "Content-Security-Policy": content_security_policy(frame_ancestors or (), vendor),
         "Cache-Control": "no-store",
         "Referrer-Policy": "no-referrer",
         "X-Content-Type-Options": "nosniff",
@@ -73,7 +78,7 @@ def html_page(
     template: str,
     status: int = 200,
     frame_ancestors: tuple[str, ...] | None = None,
-    script_origins: tuple[str, ...] = (),
+    vendor: VendorHosts | None = None,
     **context: Any,
 ) -> Response[bytes]:
     body = environment().get_template(template).render(**context).encode("utf-8")
@@ -81,7 +86,7 @@ def html_page(
         body,
         status_code=status,
         media_type=HTML,
-        headers=security_headers(frame_ancestors, script_origins),
+        headers=security_headers(frame_ancestors, vendor),
     )
 
 

@@ -34,9 +34,11 @@ from payhub.domain.payments import (
     PaymentMethodInvalid,
 )
 from payhub.hub import PayHub
+from payhub.services.gateway_public import public_fields
 from payhub_server.deps import PUBLIC, Hub
 from payhub_server.encoding import encode
 from payhub_server.pages import attempts
+from payhub_server.pages.drivers import DRIVERS
 from payhub_server.pages.presenters import (
     consent_result,
     page_config,
@@ -44,8 +46,8 @@ from payhub_server.pages.presenters import (
     payment_result,
     present,
     receipt_document,
-    script_origins,
     urls_for,
+    vendor_hosts,
 )
 from payhub_server.pages.render import NOT_FOUND_TEXT, html_page, message_page, security_headers
 from payhub_server.problems import PROBLEM_JSON
@@ -204,7 +206,8 @@ class PayPageController(Controller):
             view = hub.pay_pages.view(token)
         except NotFound:
             return _not_found()
-        page = present(view, token)
+        public = public_fields(hub.deps, view.invoice.merchant_id, view.gateway_name)
+        page = present(view, token, public)
         if embedded and not page.allowed_origins:
             # Nobody may frame it; say so instead of showing a page no site can embed.
             return html_page(
@@ -228,7 +231,7 @@ class PayPageController(Controller):
         return html_page(
             "pay.html",
             frame_ancestors=page.allowed_origins if embedded else None,
-            script_origins=script_origins(page),
+            vendor=vendor_hosts(page),
             page=page,
             embedded=embedded,
             urls=urls_for(token, embedded),
@@ -357,4 +360,21 @@ def static_asset(name: FromPath[str]) -> Response[bytes]:
     return Response(_asset(name), media_type=media, headers=headers)
 
 
-PAGE_HANDLERS = [PayPageController, static_asset]
+_DRIVERS = frozenset(f"{g}.js" for g in DRIVERS)
+
+
+@cache
+def _driver(name: str) -> bytes:
+    return (_STATIC / "fields" / name).read_bytes()
+
+
+@get("/static/fields/{name:str}", opt=PUBLIC, sync_to_thread=False, include_in_schema=False)
+def field_driver(name: FromPath[str]) -> Response[bytes]:
+    """A gateway's hosted-fields driver (one per gateway in ``drivers.DRIVERS``, no other)."""
+    if name not in _DRIVERS:
+        raise NotFound(f"no fields driver '{name}'")
+    headers = {"Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff"}
+    return Response(_driver(name), media_type="application/javascript", headers=headers)
+
+
+PAGE_HANDLERS = [PayPageController, static_asset, field_driver]

@@ -27,8 +27,10 @@ from payhub.domain.money import Money
 from payhub.domain.payments import GatewayError, MethodType
 from payhub.domain.schedules import Cadence, priced, totals
 from payhub.hub import PayHub
+from payhub.services.gateway_public import public_fields_and_mode
 from payhub.services.schedule_requests import ApprovalView
 from payhub_server.deps import PUBLIC, Hub
+from payhub_server.pages.drivers import fields_for
 from payhub_server.pages.render import html_page, message_page
 
 _STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -62,9 +64,18 @@ def _when(at: datetime, zone: str) -> str:
 
 
 def render(
-    view: ApprovalView, token: str, code: int = 200, error: str | None = None
+    view: ApprovalView,
+    token: str,
+    code: int = 200,
+    error: str | None = None,
+    public: tuple[dict[str, str], bool] = ({}, True),
 ) -> Response[bytes]:
+    """``public``: the merchant's public client values for the gateway and its sandbox mode,
+    which choose the hosted-fields driver (and the vendor hosts in the page's CSP)."""
     r = view.request
+    fields = fields_for(view.gateway.name, public[1], public[0])
+    if fields is not None and not fields.card:
+        fields = None
     lines: list[dict[str, Any]] = []
     tax = None
     if r.lines:
@@ -102,6 +113,9 @@ def render(
         error=error,
         simulator=view.gateway.name == "simulator",
         sandbox=view.gateway.sandbox_only,
+        fields=fields,
+        fields_config={"gateway": view.gateway.name, "config": fields.config if fields else {}},
+        vendor=fields.hosts if fields and r.status.value == "Pending" else None,
     )
 
 
@@ -117,12 +131,18 @@ def _same_origin(request: Request[Any, Any, Any]) -> bool:
     return True
 
 
+def _page(hub: PayHub, view: ApprovalView, token: str, *args: Any) -> Response[bytes]:
+    """Render with the merchant's public client values for the request's gateway."""
+    public = public_fields_and_mode(hub.deps, view.request.merchant_id, view.gateway.name)
+    return render(view, token, *args, public=public)
+
+
 def _show(hub: PayHub, token: str) -> Response[bytes]:
     try:
         view = hub.approvals.view(token)
     except NotFound:
         return message_page(404, "Link not found", NOT_FOUND)
-    return render(view, token)
+    return _page(hub, view, token)
 
 
 @get("/approve/{token:str}", opt=PUBLIC, include_in_schema=False)
@@ -147,14 +167,14 @@ def _approve(hub: PayHub, token: str, form: dict[str, str]) -> Response[bytes]:
         # Another tab (or a withdrawal) got there first: say so, or the customer would see
         # "Schedule approved" and believe the method just entered is the one on file.
         view = hub.approvals.view(token)
-        return render(view, token, 409, _ALREADY.get(view.request.status.value))
+        return _page(hub, view, token, 409, _ALREADY.get(view.request.status.value))
     except Forbidden as e:
-        return render(hub.approvals.view(token), token, 403, e.detail)
+        return _page(hub, hub.approvals.view(token), token, 403, e.detail)
     except GatewayError as e:
         text = e.gateway_message or "Your payment method could not be used. Try another one."
-        return render(hub.approvals.view(token), token, e.status, text)
+        return _page(hub, hub.approvals.view(token), token, e.status, text)
     except PayHubError as e:
-        return render(hub.approvals.view(token), token, e.status, e.detail)
+        return _page(hub, hub.approvals.view(token), token, e.status, e.detail)
     return Redirect(f"/approve/{token}", status_code=303)  # type: ignore[return-value]  # a Response
 
 

@@ -1,11 +1,17 @@
-/* payhub schedule approval page: tokenize the payment method with the hosted fields, then
+/* payhub schedule approval page: tokenize the payment method with the gateway's hosted fields
+ * (the simulator's or a real gateway's driver, chosen by the server), then
  * submit the form. Only the token leaves the page; the fields have no name attribute. */
 (function () {
   "use strict";
   var form = document.getElementById("approve-form");
   var mount = document.getElementById("card-fields");
-  if (!form || !mount || !window.PayHubSimulator) return;
-  var fields = window.PayHubSimulator.createFields(mount, {type: "card", idPrefix: "approve"});
+  var configEl = document.getElementById("approve-config");
+  var settings = configEl ? JSON.parse(configEl.textContent) : {gateway: "simulator", config: {}};
+  // The simulator's script, or the gateway's driver (static/fields/<gateway>.js).
+  var driver = settings.gateway === "simulator" ? window.PayHubSimulator
+    : (window.PayHubFields && window.PayHubFields[settings.gateway]);
+  if (!form || !mount || !driver) return;
+  var fields = driver.createFields(mount, {type: "card", idPrefix: "approve", config: settings.config});
   var error = document.getElementById("approve-error");
   var button = document.getElementById("approve-button");
   var submitting = false;

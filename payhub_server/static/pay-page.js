@@ -69,8 +69,13 @@
     function make(method, id, type) {
       var el = document.getElementById(id);
       if (!el) return;
-      if (cfg.hostedFields.gateway === "simulator" && window.PayHubSimulator) {
-        fields[method] = window.PayHubSimulator.createFields(el, {type: type, idPrefix: type});
+      // The simulator's own script, or the gateway's driver (static/fields/<gateway>.js),
+      // which loads the vendor's SDK; both tokenize() to {token, type}.
+      var hf = cfg.hostedFields;
+      var driver = hf.gateway === "simulator" ? window.PayHubSimulator
+        : (window.PayHubFields && window.PayHubFields[hf.gateway]);
+      if (driver) {
+        fields[method] = driver.createFields(el, {type: type, idPrefix: type, config: hf.config});
       }
     }
     make("Card", "card-fields", "card");
