@@ -8,6 +8,7 @@ from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.cybersource import CyberSourceGateway
+from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.paypal import PayPalGateway
@@ -37,6 +38,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         PayTraceGateway(http),
         CloverGateway(http),
         CyberSourceGateway(http),
+        GlobalPaymentsGateway(http),
         UsaEpayGateway(http),
         WorldpayGateway(http),
     ]
