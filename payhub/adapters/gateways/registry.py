@@ -7,6 +7,7 @@ import httpx
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.clover import CloverGateway
+from payhub.adapters.gateways.forte import ForteGateway
 from payhub.adapters.gateways.cybersource import CyberSourceGateway
 from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
 from payhub.adapters.gateways.http import default_client
@@ -36,6 +37,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         BraintreeGateway(http),
         PayPalGateway(http),
         PayTraceGateway(http),
+        ForteGateway(http),
         CloverGateway(http),
         CyberSourceGateway(http),
         GlobalPaymentsGateway(http),
