@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 
+from payhub.adapters.gateways.adyen import AdyenGateway
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.clover import CloverGateway
@@ -36,6 +37,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         AuthorizeNetGateway(http),
         BraintreeGateway(http),
         PayPalGateway(http),
+        AdyenGateway(http),
         PayTraceGateway(http),
         ForteGateway(http),
         CloverGateway(http),
