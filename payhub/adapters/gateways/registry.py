@@ -7,9 +7,11 @@ import httpx
 from payhub.adapters.gateways.adyen import AdyenGateway
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
+from payhub.adapters.gateways.checkout_com import CheckoutComGateway
 from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.forte import ForteGateway
 from payhub.adapters.gateways.cybersource import CyberSourceGateway
+from payhub.adapters.gateways.fiserv import FiservGateway
 from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
@@ -38,11 +40,13 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         BraintreeGateway(http),
         PayPalGateway(http),
         AdyenGateway(http),
+        CheckoutComGateway(http),
         PayTraceGateway(http),
         ForteGateway(http),
         CloverGateway(http),
         CyberSourceGateway(http),
         GlobalPaymentsGateway(http),
+        FiservGateway(http),
         UsaEpayGateway(http),
         WorldpayGateway(http),
     ]
