@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -19,6 +20,12 @@ from payhub.domain.cardnumbers import contains_card_number, forbidden_fields
 from payhub_server.encoding import encode
 
 MAX_BODY = 1024 * 1024
+# Gateway credentials carry gateway-issued identifiers (merchant and terminal ids, PINs,
+# secrets) that may happen to be 13-19 digit Luhn-valid numbers. They are sealed and never
+# shown, and they are not card data, so the digit-run check skips these top-level fields of
+# that one route; field names that can only mean card or bank data are still refused there.
+_CREDENTIALS = re.compile(r"^/api/merchant-accounts/[^/]+/credentials/[^/]+/?$")
+_CREDENTIAL_VALUES = frozenset({"apiSecret", "additionalFields"})
 _HOSTED_FIELDS = (
     "collect card and bank details with the gateway's hosted fields (GET /api/gateways lists"
     " them; the simulator's are at /simulator/hosted-fields.js) and send payhub the token"
@@ -78,7 +85,8 @@ class CardGuard:
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        fields = _scan(body)
+        exempt = _CREDENTIAL_VALUES if _CREDENTIALS.match(scope.get("path", "")) else frozenset()
+        fields = _scan(body, exempt)
         if fields:
             await _refuse(send, fields)
             return
@@ -94,11 +102,16 @@ class CardGuard:
         await self.app(scope, replay, send)
 
 
-def _scan(body: bytes) -> list[str]:
+def _scan(body: bytes, exempt: frozenset[str] = frozenset()) -> list[str]:
+    """Forbidden field names anywhere, then any card-number-like digit run outside the
+    ``exempt`` top-level fields of a JSON object."""
     text = body.decode("utf-8", errors="replace")
     found: list[str] = []
     with contextlib.suppress(ValueError):
-        found = list(forbidden_fields(json.loads(text)))
+        document = json.loads(text)
+        found = list(forbidden_fields(document))
+        if exempt and isinstance(document, dict):
+            text = json.dumps({k: v for k, v in document.items() if k not in exempt})
     if not found and contains_card_number(unquote_plus(text)):
         found = ["body"]
     return found

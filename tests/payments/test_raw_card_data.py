@@ -71,3 +71,45 @@ def test_the_providers_own_customer_account_number_is_allowed() -> None:
     assert list(forbidden_fields({"bankAccount": {"accountNumber": "1"}})) == [
         "bankAccount.accountNumber"
     ]
+
+
+# A 15-digit gateway merchant id that happens to pass the Luhn check, like Fiserv's.
+LUHN_MERCHANT_ID = "100008000000002"
+
+
+def test_a_luhn_valid_gateway_merchant_id_is_accepted_in_credentials_only(
+    client: TestClient[Litestar], shop: dict[str, str]
+) -> None:
+    from payhub.domain.cardnumbers import contains_card_number
+
+    assert contains_card_number(LUHN_MERCHANT_ID)
+    ref = shop["X-Merchant-Reference"]
+    url = f"/api/merchant-accounts/{ref}/credentials/fiserv"
+    headers = {"X-Api-Key": shop["X-Api-Key"]}
+    body = {
+        "apiSecret": "secret-" + LUHN_MERCHANT_ID,
+        "environment": "Sandbox",
+        "enabled": True,
+        "additionalFields": {
+            "apiKey": "key-1",
+            "merchantId": LUHN_MERCHANT_ID,
+            "terminalId": "10000001",
+        },
+    }
+    accepted = client.put(url, json=body, headers=headers)
+    assert accepted.status_code == 200, accepted.text
+
+    # Card-only field names are refused even inside the credentials' own fields...
+    carded = {**body, "additionalFields": {**body["additionalFields"], "cardNumber": "x"}}
+    refused = client.put(url, json=carded, headers=headers)
+    assert refused.status_code == 400
+    assert refused.json()["type"] == "/problems/raw-card-data"
+    # ...and a card number anywhere else in that body, or on any other route, still is.
+    stray = client.put(url, json={**body, "environment": CARD}, headers=headers)
+    assert stray.json()["type"] == "/problems/raw-card-data"
+    elsewhere = client.post(
+        "/api/payments/charge",
+        json={**charge_body(), "description": LUHN_MERCHANT_ID},
+        headers=shop,
+    )
+    assert elsewhere.json()["type"] == "/problems/raw-card-data"

@@ -9,10 +9,11 @@ from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.checkout_com import CheckoutComGateway
 from payhub.adapters.gateways.clover import CloverGateway
-from payhub.adapters.gateways.forte import ForteGateway
 from payhub.adapters.gateways.cybersource import CyberSourceGateway
 from payhub.adapters.gateways.fiserv import FiservGateway
+from payhub.adapters.gateways.forte import ForteGateway
 from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
+from payhub.adapters.gateways.helcim import HelcimGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.paypal import PayPalGateway
@@ -44,6 +45,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         PayTraceGateway(http),
         ForteGateway(http),
         CloverGateway(http),
+        HelcimGateway(http),
         CyberSourceGateway(http),
         GlobalPaymentsGateway(http),
         FiservGateway(http),
