@@ -1,0 +1,191 @@
+"""Real gateways' hosted fields on the pages, over HTTP on both stores: the public client values
+set through ``PUT M/credentials/{gateway}`` (checked, prefix-matched to the mode, kept out of the
+sealed secret and never echoed), the driver each page picks, and its CSP per gateway."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from payhub import PayHub
+from tests.conftest import Account
+from tests.pages.support import Shop, config_of, token_of
+
+PK = "pk_test_51HpayhubFAKEpublishable"
+PUBLIC: dict[str, dict[str, str]] = {
+    "stripe": {"publishableKey": PK},
+    "square": {"applicationId": "sandbox-sq0idb-payhubFakeApp01", "locationId": "LPAYHUB01"},
+    "nmi": {"tokenizationKey": "5mN8N7-jhr55W-N22pxX-uAW2s9"},
+    "authorize-net": {"apiLoginId": "5KP3u95bQpv",
+                      "clientKey": "5FcB6WrfHGS76gHW3v7btBCE3HuuBuke9Pj96Ztfn5R3"},
+    "braintree": {"merchantId": "m1", "publicKey": "pub1",
+                  "tokenizationKey": "sandbox_g42y39zw_348pk9cgf3bgyw2b"},
+}  # fmt: skip
+
+
+@pytest.fixture
+def shop(client: TestClient[Litestar], sandbox_provider: Account) -> Shop:
+    return Shop(client, sandbox_provider)
+
+
+def put(shop: Shop, gateway: str, fields: dict[str, str], secret: str = "sk_test_x") -> Any:
+    body = {"apiSecret": secret, "environment": "Sandbox", "additionalFields": fields}
+    return shop.client.put(f"{shop.base}/credentials/{gateway}", headers=shop.headers, json=body)
+
+
+def stored(
+    hub: PayHub, account: Account, gateway: str
+) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """(the opened sealed secret or None, the public fields) as the database holds them."""
+    with hub.deps.store.unit_of_work(readonly=True) as uow:
+        merchant = uow.merchants.get_by_reference(account.provider.id, "shop")
+        assert merchant is not None
+        row = uow.credentials.get(merchant.id, gateway)
+        public = uow.gateway_public_fields.get(merchant.id, gateway)
+    opened = json.loads(hub.deps.secrets.open(row.sealed)) if row else None
+    return opened, public
+
+
+def csp(response: Any) -> dict[str, list[str]]:
+    policy: dict[str, list[str]] = {}
+    for part in response.headers["content-security-policy"].split(";"):
+        name, *values = part.split()
+        policy[name] = values
+    return policy
+
+
+def test_public_values_are_kept_unsealed_and_never_echoed(
+    shop: Shop, hub: PayHub, sandbox_provider: Account
+) -> None:
+    answer = put(shop, "stripe", {"publishableKey": f"  {PK} "})
+    assert answer.status_code == 200, answer.text
+    assert PK not in answer.text
+    assert "sk_test_x" not in answer.text
+    assert answer.json()["additionalFieldNames"] == ["publishableKey"]
+    listed = shop.client.get(f"{shop.base}/credentials", headers=shop.headers)
+    assert PK not in listed.text
+    assert [
+        c["additionalFieldNames"] for c in listed.json()["data"] if c["gateway"] == "stripe"
+    ] == [["publishableKey"]]
+    sealed, public = stored(hub, sandbox_provider, "stripe")
+    assert sealed == {"apiSecret": "sk_test_x", "fields": {}}  # the key is not in the secret
+    assert public == {"publishableKey": PK}  # trimmed
+    # A PUT replaces the credentials, public values included.
+    assert put(shop, "stripe", {}).status_code == 200
+    assert stored(hub, sandbox_provider, "stripe")[1] == {}
+
+
+def test_adapter_read_public_values_stay_in_the_secret_too(
+    shop: Shop, hub: PayHub, sandbox_provider: Account
+) -> None:
+    fields = PUBLIC["authorize-net"]
+    assert put(shop, "authorize-net", fields).status_code == 200
+    sealed, public = stored(hub, sandbox_provider, "authorize-net")
+    assert sealed is not None
+    assert sealed["fields"] == {"apiLoginId": fields["apiLoginId"]}
+    assert public == fields
+    bt = PUBLIC["braintree"]
+    assert put(shop, "braintree", bt).status_code == 200
+    sealed, public = stored(hub, sandbox_provider, "braintree")
+    assert sealed is not None
+    assert sealed["fields"] == {"merchantId": "m1", "publicKey": "pub1"}
+    assert public == {"tokenizationKey": bt["tokenizationKey"]}
+
+
+@pytest.mark.parametrize(
+    ("gateway", "field", "value", "says"),
+    [
+        ("stripe", "publishableKey", "pk_live_51HpayhubFAKEpub", "must start with pk_test_"),
+        ("stripe", "publishableKey", "sk_test_51HpayhubFAKEsecret", "Stripe publishable key"),
+        ("square", "applicationId", "sq0idp-payhubFakeApp01", "must start with sandbox-sq0idb-"),
+        ("square", "applicationId", "payhub-app", "Square application id"),
+        ("braintree", "tokenizationKey", "production_g42y39zw_348pk9cgf3bgyw2b",
+         "must start with sandbox_"),
+        ("nmi", "tokenizationKey", "not a key!", "NMI Collect.js tokenization key"),
+        ("authorize-net", "clientKey", "short", "Authorize.Net public client key"),
+    ],
+)  # fmt: skip
+def test_public_values_are_checked_for_shape_and_mode(
+    shop: Shop, hub: PayHub, sandbox_provider: Account,
+    gateway: str, field: str, value: str, says: str,
+) -> None:  # fmt: skip
+    fields = {**PUBLIC[gateway], field: value}
+    answer = put(shop, gateway, fields)
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    errors = answer.json()["errors"]
+    assert [e["field"] for e in errors] == [f"additionalFields.{field}"]
+    assert says in errors[0]["message"]
+    assert value not in errors[0]["message"]
+    assert stored(hub, sandbox_provider, gateway) == (None, {})  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("gateway", "script", "connect", "absent"),
+    [
+        ("stripe", "https://js.stripe.com", "https://api.stripe.com", "squarecdn"),
+        ("square", "https://sandbox.web.squarecdn.com",
+         "https://pci-connect.squareupsandbox.com", "stripe"),
+        ("nmi", "https://sandbox.nmi.com", "https://sandbox.nmi.com", "secure.nmi.com"),
+        ("authorize-net", "https://jstest.authorize.net", "https://apitest.authorize.net",
+         "braintree"),
+        ("braintree", "https://js.braintreegateway.com",
+         "https://payments.sandbox.braintree-api.com", "authorize"),
+    ],
+)  # fmt: skip
+def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
+    shop: Shop, gateway: str, script: str, connect: str, absent: str
+) -> None:
+    assert put(shop, gateway, PUBLIC[gateway]).status_code == 200
+    invoice = shop.invoice(gateway=gateway)
+    page = shop.client.get(f"/pay/{token_of(invoice)}")
+    assert page.status_code == 200, page.text
+    assert f'<script src="/static/fields/{gateway}.js"></script>' in page.text
+    assert "/simulator/hosted-fields.js" not in page.text
+    assert "not available" not in page.text
+    hosted = config_of(page.text)["hostedFields"]
+    assert hosted["gateway"] == gateway
+    assert hosted["card"] is True
+    assert hosted["bank"] is False  # the drivers collect cards only (docs/pay-page.md)
+    public = {k: v for k, v in PUBLIC[gateway].items() if k not in ("merchantId", "publicKey")}
+    assert {k: hosted["config"][k] for k in public} == public
+    assert hosted["config"]["sandbox"] is True
+    assert "sk_test_x" not in page.text  # the secret never reaches the page
+    policy = csp(page)
+    assert script in policy["script-src"]
+    assert policy["frame-src"] != ["'none'"]
+    assert connect in policy["connect-src"]
+    assert absent not in page.headers["content-security-policy"]
+    assert policy["default-src"] == ["'none'"]
+    driver = shop.client.get(f"/static/fields/{gateway}.js")
+    assert driver.status_code == 200
+    assert driver.headers["content-type"].startswith("application/javascript")
+    assert "PayHubFields" in driver.text
+
+
+def test_without_public_values_the_page_says_so_and_opens_no_vendor_host(shop: Shop) -> None:
+    assert put(shop, "stripe", {}).status_code == 200
+    page = shop.client.get(f"/pay/{token_of(shop.invoice(gateway='stripe'))}")
+    assert page.status_code == 200
+    assert "Online payment through Stripe Elements is not available" in page.text
+    assert "/static/fields/" not in page.text
+    assert "stripe.com" not in page.headers["content-security-policy"]
+    assert csp(page)["frame-src"] == ["'none'"]
+
+
+def test_simulator_pages_open_no_vendor_host(shop: Shop) -> None:
+    page = shop.client.get(f"/pay/{token_of(shop.invoice())}")
+    assert "/simulator/hosted-fields.js" in page.text
+    policy = csp(page)
+    assert policy["script-src"] == ["'self'"]
+    assert policy["connect-src"] == ["'self'"]
+    assert policy["frame-src"] == ["'none'"]
+
+
+def test_only_known_drivers_are_served(client: TestClient[Litestar]) -> None:
+    for name in ("paypal.js", "..%2Fpay-page.js", "stripe", "simulator.js"):
+        assert client.get(f"/static/fields/{name}").status_code == 404, name
