@@ -20,6 +20,7 @@ from payhub.adapters.gateways.paypal import PayPalGateway
 from payhub.adapters.gateways.paytrace import PayTraceGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
 from payhub.adapters.gateways.square import SquareGateway
+from payhub.adapters.gateways.stax import StaxGateway
 from payhub.adapters.gateways.stripe import StripeGateway
 from payhub.adapters.gateways.usaepay import UsaEpayGateway
 from payhub.adapters.gateways.worldpay import WorldpayGateway
@@ -46,6 +47,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         ForteGateway(http),
         CloverGateway(http),
         HelcimGateway(http),
+        StaxGateway(http),
         CyberSourceGateway(http),
         GlobalPaymentsGateway(http),
         FiservGateway(http),
