@@ -13,6 +13,7 @@ from payhub.adapters.gateways.cybersource import CyberSourceGateway
 from payhub.adapters.gateways.fiserv import FiservGateway
 from payhub.adapters.gateways.forte import ForteGateway
 from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
+from payhub.adapters.gateways.heartland import HeartlandGateway
 from payhub.adapters.gateways.helcim import HelcimGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
@@ -53,5 +54,6 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         FiservGateway(http),
         UsaEpayGateway(http),
         WorldpayGateway(http),
+        HeartlandGateway(http),
     ]
     return {g.name: g for g in adapters}
