@@ -84,7 +84,12 @@ def test_the_listing_names_what_each_gateway_needs(
     client: Client, sandbox_provider: Account
 ) -> None:
     by_name = {g["name"]: g for g in listing(client, sandbox_provider)}
-    assert by_name["braintree"]["credentialFields"] == ["apiSecret", "merchantId", "publicKey"]
-    assert by_name["stripe"]["credentialFields"] == ["apiSecret"]
+    assert by_name["braintree"]["credentialFields"] == [
+        "apiSecret",
+        "merchantId",
+        "publicKey",
+        "tokenizationKey",  # public: Braintree's hosted fields on the pay page
+    ]
+    assert by_name["stripe"]["credentialFields"] == ["apiSecret", "publishableKey"]
     assert by_name["braintree"]["bankAccountVaulting"] == "VaultFirst"
     assert by_name["square"]["bankAccountVaulting"] == "FreshOnly"
