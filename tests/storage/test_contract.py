@@ -414,3 +414,9 @@ def test_store_reopens_after_close(store: Store) -> None:
     store.close()
     with store.unit_of_work() as uow:
         assert uow.providers.count() == 1
+
+
+def test_migrations_are_numbered_one_to_n_without_gaps() -> None:
+    from payhub.adapters.storage.migrations import MIGRATIONS
+
+    assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))

@@ -630,7 +630,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
-        30,
+        11,
         "gateway public fields: publishable keys and the like for the pages' hosted fields",
         """
         CREATE TABLE gateway_public_fields (
