@@ -10,6 +10,7 @@ from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.checkout_com import CheckoutComGateway
 from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.cybersource import CyberSourceGateway
+from payhub.adapters.gateways.elavon import ElavonGateway
 from payhub.adapters.gateways.fiserv import FiservGateway
 from payhub.adapters.gateways.forte import ForteGateway
 from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
@@ -55,5 +56,6 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         UsaEpayGateway(http),
         WorldpayGateway(http),
         HeartlandGateway(http),
+        ElavonGateway(http),
     ]
     return {g.name: g for g in adapters}
