@@ -18,6 +18,7 @@ from payhub.adapters.gateways.heartland import HeartlandGateway
 from payhub.adapters.gateways.helcim import HelcimGateway
 from payhub.adapters.gateways.http import default_client
 from payhub.adapters.gateways.nmi import NmiGateway
+from payhub.adapters.gateways.nuvei import NuveiGateway
 from payhub.adapters.gateways.paypal import PayPalGateway
 from payhub.adapters.gateways.paytrace import PayTraceGateway
 from payhub.adapters.gateways.simulator import SimulatorGateway
@@ -54,6 +55,7 @@ def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
         GlobalPaymentsGateway(http),
         FiservGateway(http),
         UsaEpayGateway(http),
+        NuveiGateway(http),
         WorldpayGateway(http),
         HeartlandGateway(http),
         ElavonGateway(http),
