@@ -33,7 +33,8 @@ from payhub.ports import Gateway
 def default_gateways(client: httpx.Client | None = None) -> dict[str, Gateway]:
     """Every gateway payhub has an adapter for, sharing one HTTP client (connection pool).
 
-    Catalog gateways without an adapter answer payment calls with 503 until one is added.
+    That is all 21 catalog gateways plus the simulator (tests/gateways/test_all_adapters.py
+    keeps it so); a gateway missing here would answer payment calls with 503.
     """
     http = client or default_client()
     adapters: list[Gateway] = [
