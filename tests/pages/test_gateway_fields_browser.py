@@ -1,4 +1,6 @@
-"""Paying an invoice end to end in chromium through a real gateway's hosted fields (Stripe).
+"""Paying an invoice end to end in chromium through real gateways' hosted fields.
+
+Stripe Elements and NMI Collect.js so far, each with a decline first and then an approval.
 
 Why this wiring: the adapters must talk to the fake gateway APIs (``tests/gateways/fakes``)
 through an injected ``httpx.MockTransport``, which a separate ``payhub serve`` process cannot
@@ -13,7 +15,7 @@ hosts; nothing reaches the internet (any other request is aborted and fails the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -25,10 +27,12 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
+from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.stripe import StripeGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
+from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
 from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
 from tests.pages.support import Shop, token_of
 
@@ -46,9 +50,23 @@ def stripe() -> FakeStripe:
 
 
 @pytest.fixture
-def hub(store_url: str, key_file: Path, clock: FixedClock, stripe: FakeStripe) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(stripe.handler)) as stripe_http:
-        gateways: dict[str, Any] = {"stripe": StripeGateway(stripe_http)}
+def nmi() -> FakeNmi:
+    return FakeNmi()
+
+
+@pytest.fixture
+def hub(
+    store_url: str, key_file: Path, clock: FixedClock, stripe: FakeStripe, nmi: FakeNmi
+) -> Iterator[PayHub]:
+    """payhub with each real adapter talking to its gateway's fake API."""
+    with (
+        httpx.Client(transport=httpx.MockTransport(stripe.handler)) as stripe_http,
+        httpx.Client(transport=httpx.MockTransport(nmi.handler)) as nmi_http,
+    ):
+        gateways: dict[str, Any] = {
+            "stripe": StripeGateway(stripe_http),
+            "nmi": NmiGateway(nmi_http),
+        }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
         hub.close()
@@ -60,12 +78,31 @@ def site(hub: PayHub) -> Iterator[TestClient[Litestar]]:
         yield client
 
 
-class Wire:
-    """Playwright's network for one tab: payhub, the fake vendors, and nothing else."""
+Vendor = Callable[[Route], None]
 
-    def __init__(self, page: Page, site: TestClient[Litestar]) -> None:
+
+def serve(name: str, content_type: str) -> Vendor:
+    """A fake vendor file from ``fake_vendors/``."""
+    return lambda route: route.fulfill(body=(FAKES / name).read_bytes(), content_type=content_type)
+
+
+def answer(route: Route, status: int, body: Any) -> None:
+    """A vendor API's JSON answer to the page (CORS open, as the vendors' token APIs are)."""
+    route.fulfill(status=status, body=json.dumps(body), content_type="application/json",
+                  headers={"Access-Control-Allow-Origin": "*"})  # fmt: skip
+
+
+class Wire:
+    """Playwright's network for one tab: payhub, the fake vendors, and nothing else.
+
+    ``vendors`` maps a vendor URL (without its #fragment) to what answers it.
+    """
+
+    def __init__(self, page: Page, site: TestClient[Litestar], vendors: dict[str, Vendor]) -> None:
         self.site = site
+        self.vendors = vendors
         self.to_payhub: list[str] = []  # every body the browser sent to payhub
+        self.to_vendors: list[str] = []  # every URL and body the browser sent to a vendor
         self.stray: list[str] = []
         page.route("**/*", self.route)
 
@@ -89,24 +126,56 @@ class Wire:
                                        content=body)  # fmt: skip
             route.fulfill(status=answer.status_code, headers=dict(answer.headers),
                           body=answer.content)  # fmt: skip
-        elif url == "https://js.stripe.com/v3/":
-            route.fulfill(body=(FAKES / "stripe-v3.js").read_bytes(),
-                          content_type="application/javascript")  # fmt: skip
-        elif url == "https://js.stripe.com/v3/elements-inner-card.html":
-            route.fulfill(body=(FAKES / "stripe-card-frame.html").read_bytes(),
-                          content_type="text/html")  # fmt: skip
-        elif url == "https://api.stripe.com/v1/payment_methods":
-            number = parse_qs(request.post_data or "").get("card[number]", [""])[0]
-            found = CARDS.get(number)
-            body = ({"id": found, "object": "payment_method", "card": {"last4": number[-4:]}}
-                    if found else {"error": {"type": "card_error", "code": "invalid_number",
-                                             "message": "Card number is invalid."}})  # fmt: skip
-            route.fulfill(status=200 if found else 402, body=json.dumps(body),
-                          content_type="application/json",
-                          headers={"Access-Control-Allow-Origin": "*"})  # fmt: skip
+        elif url.split("#")[0] in self.vendors:
+            self.to_vendors.append(url + " " + (request.post_data or ""))
+            self.vendors[url.split("#")[0]](route)
         else:
             self.stray.append(url)
             route.abort()
+
+
+def stripe_payment_methods(route: Route) -> None:
+    """Stripe's POST /v1/payment_methods as Stripe.js calls it with a publishable key."""
+    number = parse_qs(route.request.post_data or "").get("card[number]", [""])[0]
+    found = CARDS.get(number)
+    if found:
+        card = {"last4": number[-4:]}
+        answer(route, 200, {"id": found, "object": "payment_method", "card": card})
+    else:
+        answer(route, 402, {"error": {"type": "card_error", "code": "invalid_number",
+                                      "message": "Card number is invalid."}})  # fmt: skip
+
+
+STRIPE: dict[str, Vendor] = {
+    "https://js.stripe.com/v3/": serve("stripe-v3.js", "application/javascript"),
+    "https://js.stripe.com/v3/elements-inner-card.html": serve("stripe-card-frame.html",
+                                                               "text/html"),
+    "https://api.stripe.com/v1/payment_methods": stripe_payment_methods,
+}  # fmt: skip
+
+NMI_KEY = "5mN8N7-jhr55W-N22pxX-uAW2s9"
+NMI_TOKENS = {"4111111111111111": "tok_visa", "4000000000000002": "tok_decline"}
+
+
+def nmi_token(route: Route) -> None:
+    """The gateway's side of Collect.js: a payment token for the fields' card (the fake NMI
+    API's test tokens), refused without the public tokenization key."""
+    form = {k: v[0] for k, v in parse_qs(route.request.post_data or "").items()}
+    if form.get("tokenization_key") != NMI_KEY:
+        answer(route, 401, {"error": "Invalid tokenization key"})
+        return
+    number = form.get("ccnumber", "")
+    token = NMI_TOKENS.get(number, "tok_unknown")
+    card = {"number": number[:6] + "*" * (len(number) - 10) + number[-4:], "bin": number[:6],
+            "exp": form.get("ccexp", ""), "type": "visa"}  # fmt: skip
+    answer(route, 200, {"token": token, "card": card})
+
+
+NMI: dict[str, Vendor] = {
+    "https://sandbox.nmi.com/token/Collect.js": serve("nmi-collect.js", "application/javascript"),
+    "https://sandbox.nmi.com/token/inline/field.html": serve("nmi-field.html", "text/html"),
+    "https://sandbox.nmi.com/token/api/create": nmi_token,
+}
 
 
 def set_up(shop: Shop, gateway: str, secret: str, fields: dict[str, str]) -> str:
@@ -123,8 +192,23 @@ def tab(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-def pay_and_wait(tab: Page) -> None:
+def press_pay(tab: Page) -> None:
+    """Click Pay the way a person does: with the button already on screen.
+
+    Playwright's click scrolls the button into view and presses the mouse at once; chromium
+    still hit-tests that press against the cross-origin field frames' old positions (the
+    compositor has not drawn the scroll yet), so the mousedown lands in a vendor iframe, the
+    mouseup on the button, and no click happens at all. That was why the NMI test "never
+    reached the submit handler": its three Collect.js frames push Pay below the fold. So
+    scroll first and let two frames render, then click.
+    """
+    tab.locator("#pay-submit").scroll_into_view_if_needed()
+    tab.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     tab.click("#pay-submit")
+
+
+def pay_and_wait(tab: Page) -> None:
+    press_pay(tab)
     tab.wait_for_selector("#paid-notice, #pay-message.error", timeout=15_000)
     assert tab.locator("#paid-notice").count() == 1, tab.inner_text("#pay-message")
 
@@ -134,14 +218,14 @@ def test_pay_an_invoice_through_stripe_elements(
 ) -> None:
     shop = Shop(site, sandbox_provider)
     token = set_up(shop, "stripe", TEST_KEY, {"publishableKey": PK})
-    wire = Wire(tab, site)
+    wire = Wire(tab, site, STRIPE)
     errors: list[str] = []
     tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     tab.goto(f"{ORIGIN}/pay/{token}")
     card = tab.frame_locator("#card-stripe-card iframe").locator("input")
     # A declined card first: the page says so and the invoice stays open.
     card.fill("4000000000000002")
-    tab.click("#pay-submit")
+    press_pay(tab)
     tab.wait_for_selector("#pay-message.error", timeout=15_000)
     assert "declined" in tab.inner_text("#pay-message")
     card.fill("4242424242424242")
@@ -166,3 +250,44 @@ def token_of_number(shop: Shop) -> str:
     numbers = [i["invoiceNumber"] for i in listed["data"]]
     assert len(numbers) == 1
     return str(numbers[0])
+
+
+def fill_nmi(tab: Page, number: str) -> None:
+    """Type a card into Collect.js's three inline frames, leaving each (they validate on blur)."""
+    for field, value in (("ccnumber", number), ("ccexp", "10/30"), ("cvv", "123")):
+        box = tab.frame_locator(f"#card-nmi-{field} iframe").locator("input")
+        box.fill(value)
+        box.blur()
+
+
+def test_pay_an_invoice_through_nmi_collect_js(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, nmi: FakeNmi
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    token = set_up(shop, "nmi", SECURITY_KEY, {"tokenizationKey": NMI_KEY})
+    wire = Wire(tab, site, NMI)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    # Nothing typed: Collect.js answers only through validationCallback; Pay must not hang.
+    tab.wait_for_function("() => document.querySelectorAll('#card-fields iframe').length === 3")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "Card number" in tab.inner_text("#pay-message")
+    assert tab.get_attribute("#pay-submit", "aria-busy") == "false"
+    assert not [u for u in wire.to_vendors if "/token/api/" in u]
+    fill_nmi(tab, "4000000000000002")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert "declined" in tab.inner_text("#pay-message").lower()
+    assert shop.read(token_of_number(shop))["status"] != "Paid"
+    fill_nmi(tab, "4111111111111111")
+    pay_and_wait(tab)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    sales = [f for f in nmi.sent() if f.get("type") == "sale"]
+    assert [f["payment_token"] for f in sales] == ["tok_decline", "tok_visa"]
+    assert all(f["security_key"] == SECURITY_KEY for f in sales)
+    assert not any("4111111111111111" in sent or "4000000000000002" in sent
+                   for sent in wire.to_payhub)  # fmt: skip
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors

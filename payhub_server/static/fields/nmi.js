@@ -6,6 +6,11 @@
  * data-tokenization-key and data-variant="inline"; Collect.js puts one NMI iframe in each of the
  * ccnumber / ccexp / cvv slots. tokenize() calls CollectJS.startPaymentRequest() and resolves
  * {token: response.token, type: "Card"}: the payment_token payhub's NMI adapter charges.
+ *
+ * Collect.js answers a payment request only through callbacks: callback with the token, or,
+ * when a field is invalid, validationCallback and nothing else. So a pending tokenize() is
+ * rejected by the first invalid field (otherwise Pay would stay busy), and requests wait for
+ * fieldsAvailableCallback (Collect.js ignores one made before its frames are ready).
  */
 (function () {
   "use strict";
@@ -47,10 +52,12 @@
       slot(el, prefix + "-ccexp", "Expiry (MM/YY)");
       slot(el, prefix + "-cvv", "Security code");
       var pending = null;
-      var invalid = {};
       function settle(fn, value) { var p = pending; pending = null; if (p) p[fn](value); }
       var ready = loadCollect(config.sdk[0], config.tokenizationKey).then(function () {
         if (!window.CollectJS) throw new Error(LOAD_FAILED);
+        return new Promise(function (fieldsReady) { configure(fieldsReady); });
+      });
+      function configure(fieldsReady) {
         window.CollectJS.configure({
           variant: "inline",
           paymentSelector: "#" + prefix + "-no-button",  // payhub's own button drives it
@@ -59,8 +66,11 @@
             ccexp: {selector: "#" + prefix + "-ccexp", title: "Expiry", placeholder: "MM / YY"},
             cvv: {selector: "#" + prefix + "-cvv", title: "Security code", display: "show"}
           },
+          fieldsAvailableCallback: fieldsReady,
           validationCallback: function (field, valid, message) {
-            if (valid) delete invalid[field]; else invalid[field] = message;
+            // During a request, an invalid field is Collect.js's whole answer; a field left
+            // invalid earlier is checked again by the request itself, so nothing is kept.
+            if (!valid) settle("reject", new Error(message || "Check the card details."));
           },
           timeoutDuration: 15000,
           timeoutCallback: function () {
@@ -71,13 +81,11 @@
             else settle("reject", new Error("Check the card details."));
           }
         });
-      });
+      }
       ready.catch(function () { el.appendChild(document.createTextNode(LOAD_FAILED)); });
       return {
         tokenize: function () {
           return ready.then(function () {
-            var problems = Object.keys(invalid);
-            if (problems.length) throw new Error(invalid[problems[0]] || "Check the card details.");
             return new Promise(function (resolve, reject) {
               pending = {resolve: resolve, reject: reject};
               window.CollectJS.startPaymentRequest();
