@@ -821,9 +821,11 @@ class Gateway(Protocol):
 class FindsLostCharges(Protocol):
     """A gateway that can find a charge whose answer was lost, by payhub's idempotency key.
 
-    Gateways without native idempotency (Authorize.Net, NMI) and those whose single-use
-    tokens cannot be resent (Braintree) implement it; a retried ``Unknown`` charge asks it
-    before sending anything again.
+    Gateways without native idempotency (Authorize.Net, NMI, CyberSource, Worldpay,
+    Heartland, Elavon, PayTrace, Forte, USAePay, Nuvei), those whose single-use tokens cannot
+    be resent (Braintree) and those whose keys lapse quickly (Helcim) implement it; a retried
+    ``Unknown`` charge asks it before sending anything again. The list is pinned by
+    ``tests/gateways/test_all_adapters.py``.
     """
 
     def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None: ...
