@@ -53,9 +53,9 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
-import attrs
 import httpx
 
+from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
@@ -97,20 +97,6 @@ _METHOD_CODES = frozenset(
 )
 _SOURCE_PARAMS = frozenset({"source", "token", "card"})
 _TOKEN_LIKE = re.compile(r"\bclv_[A-Za-z0-9_]+|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{14,}\b")
-
-
-@attrs.frozen
-class _Answer:
-    body: dict[str, Any]
-    status_code: int
-    request_id: str | None
-
-    def support(self, **extra: str | None) -> dict[str, str]:
-        note = {"http_status": str(self.status_code)}
-        if self.request_id:
-            note["request_id"] = self.request_id
-        note.update({k: v for k, v in extra.items() if v})
-        return note
 
 
 class CloverGateway:

@@ -66,6 +66,7 @@ from urllib.parse import quote, urlsplit
 import attrs
 import httpx
 
+from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
@@ -124,20 +125,6 @@ _JWT_LIKE = re.compile(r"eyJ[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*|\b[0-9A-F]{16,
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-@attrs.frozen
-class _Answer:
-    body: dict[str, Any]
-    status_code: int
-    request_id: str | None
-
-    def support(self, **extra: str | None) -> dict[str, str]:
-        note = {"http_status": str(self.status_code)}
-        if self.request_id:
-            note["request_id"] = self.request_id
-        note.update({k: v for k, v in extra.items() if v})
-        return note
 
 
 class CyberSourceGateway:

@@ -51,6 +51,7 @@ from typing import Any
 import attrs
 import httpx
 
+from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
@@ -108,20 +109,6 @@ _LONG_TOKEN = re.compile(r"\b(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{12,}\b")  # ids carr
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-@attrs.frozen
-class _Answer:
-    body: dict[str, Any]
-    status_code: int
-    request_id: str | None
-
-    def support(self, **extra: str | None) -> dict[str, str]:
-        note = {"http_status": str(self.status_code)}
-        if self.request_id:
-            note["client_request_id"] = self.request_id
-        note.update({k: v for k, v in extra.items() if v})
-        return note
 
 
 class FiservGateway:
@@ -324,7 +311,7 @@ class FiservGateway:
             parsed = parsed[0]  # transaction-inquiry answers a list
         if not isinstance(parsed, dict):
             raise _unexpected(client_request_id)
-        answer = _Answer(parsed, response.status_code, client_request_id)
+        answer = _Answer(parsed, response.status_code, client_request_id, "client_request_id")
         if response.status_code >= 400:
             raise _error_from(answer, method_call=method_call)
         return answer

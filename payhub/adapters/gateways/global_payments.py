@@ -48,6 +48,7 @@ from urllib.parse import quote
 import attrs
 import httpx
 
+from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -107,20 +108,6 @@ _ID_LIKE = re.compile(r"\b(?:PMT|TRN)_[A-Za-z0-9_-]+")
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-@attrs.frozen
-class _Answer:
-    body: dict[str, Any]
-    status_code: int
-    request_id: str | None
-
-    def support(self, **extra: str | None) -> dict[str, str]:
-        note = {"http_status": str(self.status_code)}
-        if self.request_id:
-            note["request_id"] = self.request_id
-        note.update({k: v for k, v in extra.items() if v})
-        return note
 
 
 class GlobalPaymentsGateway:

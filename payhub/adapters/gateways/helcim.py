@@ -61,6 +61,7 @@ from urllib.parse import quote
 import attrs
 import httpx
 
+from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import default_client
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
@@ -119,17 +120,6 @@ _DECLINE_WORDS: tuple[tuple[str, str], ...] = (
     ("REENTER", "processing_error"),
 )
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}")
-
-
-@attrs.frozen
-class _Answer:
-    body: Any
-    status_code: int
-
-    def support(self, **extra: str | None) -> dict[str, str]:
-        note = {"http_status": str(self.status_code)}
-        note.update({k: v for k, v in extra.items() if v})
-        return note
 
 
 class HelcimGateway:

@@ -10,11 +10,29 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import httpx
 
 from payhub.domain.payments import GatewayCredentialsRejected, GatewayTimeout, GatewayUnavailable
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+@attrs.frozen
+class Answer:
+    """A gateway's parsed answer and the short note support staff may see (never the body)."""
+
+    body: Any
+    status_code: int
+    request_id: str | None = None
+    request_id_label: str = "request_id"
+
+    def support(self, **extra: str | None) -> dict[str, str]:
+        note = {"http_status": str(self.status_code)}
+        if self.request_id:
+            note[self.request_id_label] = self.request_id
+        note.update({k: v for k, v in extra.items() if v})
+        return note
 
 
 def default_client() -> httpx.Client:

@@ -51,9 +51,9 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
-import attrs
 import httpx
 
+from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import default_client
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
@@ -91,17 +91,6 @@ _DECLINE_WORDS: tuple[tuple[str, str], ...] = (
     ("GATEWAY UNREACHABLE", "processing_error"),
 )
 _TOKEN_LIKE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F-]{14,}|[A-Za-z0-9._\-]{32,}")
-
-
-@attrs.frozen
-class _Answer:
-    body: Any
-    status_code: int
-
-    def support(self, **extra: str | None) -> dict[str, str]:
-        note = {"http_status": str(self.status_code)}
-        note.update({k: v for k, v in extra.items() if v})
-        return note
 
 
 class StaxGateway:
