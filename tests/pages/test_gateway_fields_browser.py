@@ -1,6 +1,7 @@
 """Paying an invoice end to end in chromium through real gateways' hosted fields.
 
-Stripe Elements and NMI Collect.js so far, each with a decline first and then an approval.
+Stripe Elements, NMI Collect.js, Square's Web Payments SDK and Braintree's hosted fields, each
+with a decline first and then an approval.
 
 Why this wiring: the adapters must talk to the fake gateway APIs (``tests/gateways/fakes``)
 through an injected ``httpx.MockTransport``, which a separate ``payhub serve`` process cannot
@@ -27,12 +28,16 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
+from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.nmi import NmiGateway
+from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
+from tests.gateways.fakes.braintree import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
 from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
+from tests.gateways.fakes.square import ACCESS_TOKEN, LOCATION_ID, FakeSquare
 from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
 from tests.pages.support import Shop, token_of
 
@@ -55,17 +60,37 @@ def nmi() -> FakeNmi:
 
 
 @pytest.fixture
+def square() -> FakeSquare:
+    return FakeSquare()
+
+
+@pytest.fixture
+def braintree() -> FakeBraintree:
+    return FakeBraintree()
+
+
+@pytest.fixture
 def hub(
-    store_url: str, key_file: Path, clock: FixedClock, stripe: FakeStripe, nmi: FakeNmi
+    store_url: str,
+    key_file: Path,
+    clock: FixedClock,
+    stripe: FakeStripe,
+    nmi: FakeNmi,
+    square: FakeSquare,
+    braintree: FakeBraintree,
 ) -> Iterator[PayHub]:
     """payhub with each real adapter talking to its gateway's fake API."""
     with (
         httpx.Client(transport=httpx.MockTransport(stripe.handler)) as stripe_http,
         httpx.Client(transport=httpx.MockTransport(nmi.handler)) as nmi_http,
+        httpx.Client(transport=httpx.MockTransport(square.handler)) as square_http,
+        httpx.Client(transport=httpx.MockTransport(braintree.handler)) as braintree_http,
     ):
         gateways: dict[str, Any] = {
             "stripe": StripeGateway(stripe_http),
             "nmi": NmiGateway(nmi_http),
+            "square": SquareGateway(square_http),
+            "braintree": BraintreeGateway(braintree_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -175,6 +200,61 @@ NMI: dict[str, Vendor] = {
     "https://sandbox.nmi.com/token/Collect.js": serve("nmi-collect.js", "application/javascript"),
     "https://sandbox.nmi.com/token/inline/field.html": serve("nmi-field.html", "text/html"),
     "https://sandbox.nmi.com/token/api/create": nmi_token,
+}
+
+
+SQUARE_APP = "sandbox-sq0idb-payhubFakeApp01"
+SQUARE_NONCES = {"4111111111111111": "cnon:card-nonce-ok",
+                 "4000000000000002": "cnon:card-nonce-declined"}  # fmt: skip
+
+
+def square_nonce(route: Route) -> None:
+    """Square's card-nonce endpoint as the Web Payments SDK calls it (application id only)."""
+    body = json.loads(route.request.post_data or "{}")
+    if body.get("client_id") != SQUARE_APP:
+        answer(route, 401, {"errors": [{"code": "UNAUTHORIZED", "detail": "bad application id"}]})
+        return
+    nonce = SQUARE_NONCES.get(body.get("card_number", ""))
+    if nonce is None:
+        answer(route, 400, {"errors": [{"code": "INVALID_CARD", "detail": "Invalid card"}]})
+        return
+    answer(route, 200, {"card_nonce": nonce, "card": {"last_4": body["card_number"][-4:]}})
+
+
+SQUARE: dict[str, Vendor] = {
+    "https://sandbox.web.squarecdn.com/v1/square.js": serve("square-web-payments.js",
+                                                            "application/javascript"),
+    "https://sandbox.web.squarecdn.com/v1/card-frame.html": serve("field-frame.html", "text/html"),
+    "https://pci-connect.squareupsandbox.com/v2/card-nonce": square_nonce,
+}  # fmt: skip
+
+BT_KEY = "sandbox_g42y39zw_348pk9cgf3bgyw2b"
+BT_NONCES = {"4111111111111111": "fake-valid-visa-nonce",
+             "4000111111111115": "fake-processor-declined-visa-nonce"}  # fmt: skip
+_BT = "https://js.braintreegateway.com/web/3.136.0/js"
+
+
+def braintree_tokenize(route: Route) -> None:
+    """Braintree's client API (GraphQL tokenizeCreditCard) with the tokenization key."""
+    if route.request.headers.get("authorization") != f"Bearer {BT_KEY}":
+        answer(route, 401, {"errors": [{"message": "Authorization failed"}]})
+        return
+    card = json.loads(route.request.post_data or "{}")["variables"]["input"]["creditCard"]
+    nonce = BT_NONCES.get(card["number"])
+    if nonce is None:
+        answer(route, 200, {"errors": [{"message": "Credit card number is invalid."}]})
+        return
+    made = {"token": nonce, "creditCard": {"last4": card["number"][-4:], "brandCode": "VISA"}}
+    answer(route, 200, {"data": {"tokenizeCreditCard": made}})
+
+
+BRAINTREE: dict[str, Vendor] = {
+    f"{_BT}/client.min.js": serve("braintree-client.js", "application/javascript"),
+    f"{_BT}/hosted-fields.min.js": serve("braintree-hosted-fields.js", "application/javascript"),
+    "https://assets.braintreegateway.com/web/3.136.0/html/hosted-fields-frame.html": serve(
+        "field-frame.html", "text/html"
+    ),
+    "https://payments.sandbox.braintree-api.com/graphql": braintree_tokenize,
 }
 
 
@@ -288,6 +368,67 @@ def test_pay_an_invoice_through_nmi_collect_js(
     assert [f["payment_token"] for f in sales] == ["tok_decline", "tok_visa"]
     assert all(f["security_key"] == SECURITY_KEY for f in sales)
     assert not any("4111111111111111" in sent or "4000000000000002" in sent
+                   for sent in wire.to_payhub)  # fmt: skip
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_pay_an_invoice_through_square_web_payments(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, square: FakeSquare
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    public = {"applicationId": SQUARE_APP, "locationId": LOCATION_ID}
+    token = set_up(shop, "square", ACCESS_TOKEN, public)
+    wire = Wire(tab, site, SQUARE)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    card = tab.frame_locator("#card-square-card iframe").locator("input")
+    card.fill("4000000000000002")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "declined" in tab.inner_text("#pay-message").lower()
+    card.fill("4111111111111111")
+    pay_and_wait(tab)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    created = square.bodies("POST", "/v2/payments")
+    assert [b["source_id"] for b in created] == ["cnon:card-nonce-declined", "cnon:card-nonce-ok"]
+    assert all(b["location_id"] == LOCATION_ID for b in created)
+    assert not any("4111111111111111" in sent or "4000000000000002" in sent
+                   for sent in wire.to_payhub)  # fmt: skip
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def fill_braintree(tab: Page, number: str) -> None:
+    for field, value in (("number", number), ("expiry", "10/30"), ("cvv", "123")):
+        tab.frame_locator(f"#card-braintree-{field} iframe").locator("input").fill(value)
+
+
+def test_pay_an_invoice_through_braintree_hosted_fields(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, braintree: FakeBraintree
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    public = {"merchantId": MERCHANT_ID, "publicKey": PUBLIC_KEY, "tokenizationKey": BT_KEY}
+    token = set_up(shop, "braintree", PRIVATE_KEY, public)
+    wire = Wire(tab, site, BRAINTREE)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    tab.wait_for_function("() => document.querySelectorAll('#card-fields iframe').length === 3")
+    press_pay(tab)  # empty fields: Braintree refuses to tokenize, the page says so
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "empty" in tab.inner_text("#pay-message")
+    fill_braintree(tab, "4000111111111115")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    fill_braintree(tab, "4111111111111111")
+    pay_and_wait(tab)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    charged = [c["variables"]["input"]["paymentMethodId"]
+               for c in braintree.calls("chargePaymentMethod")]  # fmt: skip
+    assert charged == ["fake-processor-declined-visa-nonce", "fake-valid-visa-nonce"]
+    assert not any("4111111111111111" in sent or "4000111111111115" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
