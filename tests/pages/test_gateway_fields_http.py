@@ -5,13 +5,17 @@ sealed secret and never echoed), the driver each page picks, and its CSP per gat
 from __future__ import annotations
 
 import json
+import re
+from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import PayHub
+from payhub.adapters.system import FixedClock
 from tests.conftest import Account
 from tests.pages.support import Shop, config_of, token_of
 
@@ -189,3 +193,55 @@ def test_simulator_pages_open_no_vendor_host(shop: Shop) -> None:
 def test_only_known_drivers_are_served(client: TestClient[Litestar]) -> None:
     for name in ("paypal.js", "..%2Fpay-page.js", "stripe", "simulator.js"):
         assert client.get(f"/static/fields/{name}").status_code == 404, name
+
+
+def approval_page(shop: Shop, clock: FixedClock, gateway: str) -> Any:
+    """The public approval page of a new monthly schedule request on ``gateway``."""
+    start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
+    body = {"gateway": gateway, "startAtUtc": start, "cadence": "Monthly", "amount": 40}
+    made = shop.client.post(
+        f"{shop.base}/customers/{shop.customer_id}/schedule-requests",
+        headers=shop.headers,
+        json=body,
+    )
+    assert made.status_code == 201, made.text
+    return shop.client.get(urlsplit(made.json()["approvalUrl"]).path)
+
+
+def test_the_approval_page_loads_the_gateways_driver_and_opens_only_its_hosts(
+    shop: Shop, clock: FixedClock
+) -> None:
+    assert put(shop, "stripe", PUBLIC["stripe"]).status_code == 200
+    page = approval_page(shop, clock, "stripe")
+    assert page.status_code == 200, page.text
+    assert '<script src="/static/fields/stripe.js"></script>' in page.text
+    assert "/simulator/hosted-fields.js" not in page.text
+    assert "not available" not in page.text
+    found = re.search(r'<script type="application/json" id="approve-config">(.*?)</script>',
+                      page.text, re.S)  # fmt: skip
+    assert found, page.text
+    settings = json.loads(found.group(1))
+    assert settings["gateway"] == "stripe"
+    assert settings["config"]["publishableKey"] == PK
+    assert settings["config"]["sdk"] == ["https://js.stripe.com/v3/"]
+    assert settings["config"]["sandbox"] is True
+    assert "sk_test_x" not in page.text
+    policy = csp(page)
+    assert "https://js.stripe.com" in policy["script-src"]
+    assert "https://js.stripe.com" in policy["frame-src"]
+    assert "https://api.stripe.com" in policy["connect-src"]
+    assert "squarecdn" not in page.headers["content-security-policy"]
+    assert policy["default-src"] == ["'none'"]
+
+
+def test_the_approval_page_without_public_values_says_not_available(
+    shop: Shop, clock: FixedClock
+) -> None:
+    assert put(shop, "stripe", {}).status_code == 200
+    page = approval_page(shop, clock, "stripe")
+    assert page.status_code == 200, page.text
+    assert "is not available on this page yet" in page.text
+    assert "/static/fields/" not in page.text
+    assert 'id="approve-config"' not in page.text
+    assert "stripe.com" not in page.headers["content-security-policy"]
+    assert csp(page)["frame-src"] == ["'none'"]
