@@ -1,7 +1,7 @@
 """Paying an invoice end to end in chromium through real gateways' hosted fields.
 
-Stripe Elements, NMI Collect.js, Square's Web Payments SDK and Braintree's hosted fields, each
-with a decline first and then an approval.
+Stripe Elements, NMI Collect.js, Square's Web Payments SDK, Braintree's hosted fields and
+Authorize.Net's AcceptUI lightbox, each with a decline first and then an approval.
 
 Why this wiring: the adapters must talk to the fake gateway APIs (``tests/gateways/fakes``)
 through an injected ``httpx.MockTransport``, which a separate ``payhub serve`` process cannot
@@ -28,6 +28,7 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
+from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.square import SquareGateway
@@ -35,6 +36,7 @@ from payhub.adapters.gateways.stripe import StripeGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
+from tests.gateways.fakes.authorize_net import FAKE_LOGIN, FAKE_TRANSACTION_KEY, FakeAuthorizeNet
 from tests.gateways.fakes.braintree import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
 from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
 from tests.gateways.fakes.square import ACCESS_TOKEN, LOCATION_ID, FakeSquare
@@ -70,6 +72,11 @@ def braintree() -> FakeBraintree:
 
 
 @pytest.fixture
+def anet() -> FakeAuthorizeNet:
+    return FakeAuthorizeNet()
+
+
+@pytest.fixture
 def hub(
     store_url: str,
     key_file: Path,
@@ -78,6 +85,7 @@ def hub(
     nmi: FakeNmi,
     square: FakeSquare,
     braintree: FakeBraintree,
+    anet: FakeAuthorizeNet,
 ) -> Iterator[PayHub]:
     """payhub with each real adapter talking to its gateway's fake API."""
     with (
@@ -85,12 +93,14 @@ def hub(
         httpx.Client(transport=httpx.MockTransport(nmi.handler)) as nmi_http,
         httpx.Client(transport=httpx.MockTransport(square.handler)) as square_http,
         httpx.Client(transport=httpx.MockTransport(braintree.handler)) as braintree_http,
+        httpx.Client(transport=httpx.MockTransport(anet.handler)) as anet_http,
     ):
         gateways: dict[str, Any] = {
             "stripe": StripeGateway(stripe_http),
             "nmi": NmiGateway(nmi_http),
             "square": SquareGateway(square_http),
             "braintree": BraintreeGateway(braintree_http),
+            "authorize-net": AuthorizeNetGateway(anet_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -256,6 +266,14 @@ BRAINTREE: dict[str, Vendor] = {
     ),
     "https://payments.sandbox.braintree-api.com/graphql": braintree_tokenize,
 }
+
+
+ANET: dict[str, Vendor] = {
+    "https://jstest.authorize.net/v3/AcceptUI.js": serve("anet-accept-ui.js",
+                                                         "application/javascript"),
+    "https://jstest.authorize.net/v3/acceptMain/acceptMain.html": serve("anet-accept-main.html",
+                                                                       "text/html"),
+}  # fmt: skip
 
 
 def set_up(shop: Shop, gateway: str, secret: str, fields: dict[str, str]) -> str:
@@ -429,6 +447,46 @@ def test_pay_an_invoice_through_braintree_hosted_fields(
                for c in braintree.calls("chargePaymentMethod")]  # fmt: skip
     assert charged == ["fake-processor-declined-visa-nonce", "fake-valid-visa-nonce"]
     assert not any("4111111111111111" in sent or "4000111111111115" in sent
+                   for sent in wire.to_payhub)  # fmt: skip
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_closing_the_authorize_net_lightbox_frees_pay_then_a_card_pays(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, anet: FakeAuthorizeNet
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    public = {"apiLoginId": FAKE_LOGIN, "clientKey": "5FcB6WrfHGS76gHW3v7btBCE3HuuBuke9Pj96Ztf"}
+    token = set_up(shop, "authorize-net", FAKE_TRANSACTION_KEY, public)
+    wire = Wire(tab, site, ANET)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    tab.wait_for_selector("#AcceptUIContainer", state="attached")
+    lightbox = tab.frame_locator("#AcceptUIContainer iframe")
+    # Pay opens AcceptUI's lightbox; the payer closes it without a card: Pay is usable again.
+    press_pay(tab)
+    lightbox.locator("#close").click()
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "No card was entered" in tab.inner_text("#pay-message")
+    assert tab.get_attribute("#pay-submit", "aria-busy") == "false"
+    assert tab.is_enabled("#pay-submit")
+    assert anet.calls == []
+    # Then a declined card, then a good one.
+    press_pay(tab)
+    lightbox.locator("#n").fill("4000000000000002")
+    lightbox.locator("#use").click()
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    press_pay(tab)
+    lightbox.locator("#n").fill("4111111111111111")
+    lightbox.locator("#use").click()
+    tab.wait_for_selector("#paid-notice", timeout=15_000)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    charged = [c["createTransactionRequest"]["transactionRequest"]["payment"]["opaqueData"]
+               for c in anet.calls if "createTransactionRequest" in c]  # fmt: skip
+    assert [o["dataValue"] for o in charged] == ["tok_decline", "tok_visa"]
+    assert {o["dataDescriptor"] for o in charged} == {"COMMON.ACCEPT.INAPP.PAYMENT"}
+    assert not any("4111111111111111" in sent or "4000000000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -8,10 +8,16 @@
  * function's name), so the button is placed before the script loads. tokenize() resolves
  * {token: "<dataDescriptor>;<dataValue>", type: "Card"}: the opaqueData payhub's Authorize.Net
  * adapter sends.
+ *
+ * AcceptUI has no cancel callback: when the payer closes its lightbox, its frame (acceptMain,
+ * on the SDK's host) posts {verifyOrigin: "AcceptMain", type: "CLOSE_IFRAME"} to the page and
+ * AcceptUI just hides the frame. The driver listens for that message (from the SDK's origin
+ * only) and rejects the pending tokenize(), so the page's Pay button is usable again.
  */
 (function () {
   "use strict";
   var LOAD_FAILED = "The payment form could not be loaded. Check your connection and reload the page.";
+  var CLOSED = "No card was entered. Press the button again when you are ready.";
   var count = 0;
   window.PayHubFields = window.PayHubFields || {};
   window.PayHubFields["authorize-net"] = {
@@ -54,6 +60,16 @@
         status.textContent = shown ? "Card ending " + shown.slice(-4) + " ready." : "Card ready.";
         if (p) { var t = token; token = null; p.resolve({token: t, type: "Card"}); }
       };
+      var vendor = new URL(config.sdk[0]).origin;
+      window.addEventListener("message", function (event) {
+        var d = event.data;
+        if (event.origin !== vendor || !d || typeof d !== "object") return;
+        if (d.verifyOrigin === "AcceptMain" && d.type === "CLOSE_IFRAME" && pending) {
+          var p = pending;
+          pending = null;
+          p.reject(new Error(CLOSED));
+        }
+      });
       var ready = new Promise(function (resolve, reject) {
         var s = document.createElement("script");
         s.src = config.sdk[0];
