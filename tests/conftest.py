@@ -7,6 +7,7 @@ The store is chosen by the ``store_url`` fixture. Its parameters are listed in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,3 +162,32 @@ def merchant_key(hub: PayHub) -> Callable[[Account, str], str]:
         return hub.operators.issue_key(account.provider.id, merchant_reference=ref).secret
 
     return issue
+
+
+# --- the browser ---------------------------------------------------------------------------
+# One Debian chromium per test session, shared by every browser test (pages, approval):
+# playwright's sync API may run only one session per thread, so the fixture lives here once.
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    from tests.pages.live import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    tab = context.new_page()
+    yield tab
+    context.close()

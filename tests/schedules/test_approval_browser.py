@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.pages.conftest import browser, page  # noqa: F401  (fixtures shared with the pay page)
 from tests.pages.live import ARTIFACTS as PAGE_ARTIFACTS
 from tests.pages.live import Live, serve_public, start
 
@@ -74,7 +73,7 @@ def assert_inputs_labelled(tab: Page) -> None:
     assert unlabelled == []
 
 
-def test_approve_a_monthly_schedule_with_a_card(live: Live, page: Page, browser: Browser) -> None:  # noqa: F811
+def test_approve_a_monthly_schedule_with_a_card(live: Live, page: Page, browser: Browser) -> None:
     ref, customer_id = shop(live)
     made = customer_request(live, ref, customer_id)
     assert made["status"] == "Pending"
@@ -127,7 +126,7 @@ def test_approve_a_monthly_schedule_with_a_card(live: Live, page: Page, browser:
     assert schedule["chargeCount"] == 0  # approving charges nothing; the worker does, later
 
 
-def test_approve_an_invoice_installment_plan_by_keyboard(live: Live, page: Page) -> None:  # noqa: F811
+def test_approve_an_invoice_installment_plan_by_keyboard(live: Live, page: Page) -> None:
     ref, customer_id = shop(live)
     invoice = live.invoice(ref, customer_id)
     number = invoice["invoiceNumber"]
@@ -167,7 +166,7 @@ def test_approve_an_invoice_installment_plan_by_keyboard(live: Live, page: Page)
     assert [m["paymentMethodId"] for m in methods] == [schedule["paymentMethodId"]]
 
 
-def test_a_cancelled_request_shows_its_state_and_no_form(live: Live, page: Page) -> None:  # noqa: F811
+def test_a_cancelled_request_shows_its_state_and_no_form(live: Live, page: Page) -> None:
     ref, customer_id = shop(live)
     made = customer_request(live, ref, customer_id)
     path = f"/api/merchant-accounts/{ref}/schedule-requests/{made['scheduleRequestId']}/cancel"
@@ -183,7 +182,7 @@ def test_a_cancelled_request_shows_its_state_and_no_form(live: Live, page: Page)
 
 def test_an_approved_request_cannot_be_approved_again_from_a_second_tab(
     live: Live,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     ref, customer_id = shop(live)
     made = customer_request(live, ref, customer_id)
