@@ -90,3 +90,68 @@ def test_location_rule_5_later_rate_changes_do_not_alter_the_invoice(shop: Invoi
     later = shop.invoice(locationId=downtown)
     assert (later["taxRateId"], money(later["taxRatePercent"])) == (other, 15)
     assert money(later["tax"]) == Decimal("3.75")
+
+
+def _customer(shop: Invoicing, location_id: str | None = None) -> str:
+    body: dict[str, Any] = {"name": {"first": "Ada", "last": "Lovelace"}}
+    if location_id is not None:
+        body["locationId"] = location_id
+    return str(shop.created("/customers", body)["customerId"])
+
+
+def _settings(shop: Invoicing, enabled: bool, default: str | None) -> None:
+    body = {"locationsEnabled": enabled, "defaultLocationId": default}
+    assert shop.ok(shop.put("/locations/settings", body)) == body
+
+
+def test_location_rule_3_enabled_fills_in_the_customers_location_else_the_default(
+    shop: Invoicing,
+) -> None:
+    main = _location(shop, "Main")
+    north = _location(shop, "North")
+    south = _location(shop, "South")
+    with_location = _customer(shop, north)
+    # Made while locations are off, so it keeps no location (rule 3 would give a customer
+    # made while they are on the default).
+    without = _customer(shop)
+    assert shop.ok(shop.get(f"/customers/{without}"))["locationId"] is None
+    _settings(shop, True, main)
+    cases = [
+        ({"customerId": with_location}, north),  # the customer's location
+        ({"customerId": without}, main),  # else the merchant default
+        ({}, main),  # no customer at all: the default
+        ({"customerId": with_location, "locationId": south}, south),  # sent always wins
+        ({"customerId": without, "locationId": south}, south),
+    ]
+    for fields, expected in cases:
+        body = shop.invoice(**fields)
+        assert body["locationId"] == expected, fields
+        assert shop.stored(body["invoiceNumber"]).location_id == expected
+    # The customer's location switched off: the default again.
+    shop.ok(shop.put(f"/locations/{north}", {"name": "North", "isActive": False}))
+    body = shop.invoice(customerId=with_location)
+    assert shop.stored(body["invoiceNumber"]).location_id == main
+    # No default and a customer without a location: none.
+    assert shop.ok(shop.delete("/locations/default"))["defaultLocationId"] is None
+    body = shop.invoice(customerId=without)
+    assert body["locationId"] is None
+    assert shop.stored(body["invoiceNumber"]).location_id is None
+
+
+def test_location_rule_3_disabled_fills_in_nothing_but_a_sent_location_is_kept(
+    shop: Invoicing,
+) -> None:
+    main = _location(shop, "Main")
+    north = _location(shop, "North")
+    _settings(shop, False, main)
+    customer = _customer(shop, north)
+    for fields in ({"customerId": customer}, {}):
+        body = shop.invoice(**fields)
+        assert body["locationId"] is None
+        assert shop.stored(body["invoiceNumber"]).location_id is None
+    sent = shop.invoice(customerId=customer, locationId=main)
+    assert shop.stored(sent["invoiceNumber"]).location_id == main
+    # Switching locations on affects new invoices only.
+    _settings(shop, True, main)
+    assert shop.ok(shop.get(f"/invoices/{body['invoiceNumber']}"))["locationId"] is None
+    assert shop.invoice(customerId=customer)["locationId"] == north
