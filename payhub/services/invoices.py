@@ -127,6 +127,9 @@ class InvoiceInput:
     ship_to_address: Address | None = None
     location_id: str | None = None
     description: str | None = None
+    # A percentage already settled by the caller (a schedule's copy, even 0): never replaced
+    # by the location's rate (location rule 5 is for invoices made through the API).
+    tax_percent_settled: bool = False
 
 
 @attrs.frozen
@@ -214,7 +217,8 @@ def _tax_percent(
         percent = clean_tax_percent(given.tax_rate_percent, errors)
         if percent != 0:
             return percent, None
-    if location_id is not None:  # neither a rate nor a non-zero percent: the location's rate
+    if location_id is not None and not given.tax_percent_settled:
+        # neither a rate nor a non-zero percent: the location's rate
         location = uow.locations.get(merchant.id, location_id)
         if location is not None and location.tax_rate_id is not None:
             active = uow.tax_rates.active_ids(merchant.id, {location.tax_rate_id})

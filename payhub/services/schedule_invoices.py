@@ -45,6 +45,7 @@ def invoice_for_run(
             customer_id=schedule.customer_id,
             currency=schedule.currency,
             tax_rate_percent=schedule.tax_percent,
+            tax_percent_settled=True,  # charged as shown: no location rate added at a run
             allowed_payment_methods=AllowedMethods.CARD_ONLY
             if schedule.method_type is MethodType.CARD
             else AllowedMethods.BANK_ACCOUNT_ONLY,

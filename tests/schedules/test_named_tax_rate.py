@@ -95,3 +95,43 @@ def test_the_named_rate_is_copied_and_each_run_is_taxed_at_the_copy(
     assert response.status_code == 400, response.text
     assert [e["field"] for e in response.json()["errors"]] == ["taxRateId"]
     assert len(shop.read(lambda uow, m: uow.scheduled_payments.list(m))) == 1
+
+
+def test_a_run_is_charged_as_shown_even_where_a_location_has_a_rate(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    run_worker: Callable[[], Pass],
+) -> None:
+    """A run's invoice gets the merchant's default location (rule 3) but not that location's
+    rate (rule 5 is for invoices sent to the API): the schedule's percentage, even 0, is the
+    one charged. This once added 10% to an untaxed schedule's runs."""
+    rate = shop.created("/tax-rates", {"name": "City", "percent": 10})["taxRateId"]
+    main = shop.created("/locations", {"name": "Main", "taxRateId": rate})["locationId"]
+    settings = {"locationsEnabled": True, "defaultLocationId": main}
+    shop.ok(shop.put("/locations/settings", settings))
+    made = shop.created(
+        "/scheduled-payments",
+        {
+            "customerId": customer["customerId"],
+            "paymentMethodId": save_card(),
+            "startAtUtc": at(clock, hours=1),
+            "lineItems": LINES,
+        },
+    )
+    assert (made["tax"], made["amount"]) == (0, 8.5)
+    clock.advance(timedelta(hours=1))
+    run_worker()
+    (run,) = shop.read(lambda uow, m: uow.scheduled_payments.runs(made["scheduledPaymentId"], 10))
+    assert run.outcome is RunOutcome.SUCCEEDED
+    invoice = shop.ok(shop.get(f"/invoices/{run.invoice_number}"))
+    assert invoice["locationId"] == main
+    assert (invoice["taxRatePercent"], invoice["tax"], invoice["total"]) == (0, 0, 8.5)
+    (tx,) = shop.read(lambda uow, m: uow.transactions.list(m, limit=100))
+    assert tx.amount.amount == Decimal("8.50")
+    # An invoice made through the API at that location still takes its rate.
+    api = shop.created(
+        "/invoices", {"gateway": "simulator", "lineItems": LINES, "locationId": main}
+    )
+    assert (api["taxRatePercent"], api["tax"]) == (10, 0.75)
