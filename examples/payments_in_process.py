@@ -1,6 +1,6 @@
 """Use payhub in-process, without the HTTP server: a merchant, a charge, a refund.
 
-    .venv/bin/python examples/payments_in_process.py
+.venv/bin/python examples/payments_in_process.py
 """
 
 from __future__ import annotations

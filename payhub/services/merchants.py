@@ -156,16 +156,12 @@ class Credentials:
                 )
         # Public client values (publishable keys...) are checked and kept unsealed.
         sandbox = (environment or self._caller.environment) is Environment.SANDBOX
-        private, public, public_errors = split_fields(
-            info.name, given.additional_fields, sandbox
-        )
+        private, public, public_errors = split_fields(info.name, given.additional_fields, sandbox)
         errors += public_errors
         if errors:
             raise ValidationError("; ".join(f"{e.field}: {e.message}" for e in errors), errors)
         assert environment is not None
-        sealed = self._d.secrets.seal(
-            json.dumps({"apiSecret": secret, "fields": private}).encode()
-        )
+        sealed = self._d.secrets.seal(json.dumps({"apiSecret": secret, "fields": private}).encode())
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
             merchant = find_merchant(uow, self._caller, self._reference)

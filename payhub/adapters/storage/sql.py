@@ -682,6 +682,6 @@ class SqlUnitOfWork:
         self.schedule_requests: ports.ScheduleRequestRepository = sch.SqlScheduleRequests(db)
         from payhub.adapters.storage import sql_gateway_public as gwp
 
-        self.gateway_public_fields: ports.GatewayPublicFieldRepository = (
-            gwp.SqlGatewayPublicFields(db)
+        self.gateway_public_fields: ports.GatewayPublicFieldRepository = gwp.SqlGatewayPublicFields(
+            db
         )
