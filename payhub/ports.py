@@ -18,7 +18,7 @@ from payhub.domain.catalog import Category, Product
 from payhub.domain.consent import ConsentRecord
 from payhub.domain.customers import Customer, StoredPaymentMethod
 from payhub.domain.environments import Environment
-from payhub.domain.invoices import Invoice, InvoicePayment
+from payhub.domain.invoices import Invoice, InvoicePayment, PaymentSourceKind
 from payhub.domain.links import (
     BlockedDomain,
     ClickTotal,
@@ -589,6 +589,12 @@ class InvoiceRepository(Protocol):
     def add_payment(self, payment: InvoicePayment) -> None: ...
 
     def payment_for_transaction(self, transaction_id: str) -> InvoicePayment | None: ...
+
+    def settled_by(
+        self, merchant_id: str, source: PaymentSourceKind, system: str | None, reference: str
+    ) -> tuple[str, InvoicePayment] | None:
+        """The invoice number and payment an outside record already settled, if any."""
+        ...
 
     def list(
         self,

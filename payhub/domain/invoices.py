@@ -15,6 +15,8 @@ States (spec: States, Invoice)::
     Draft/Sent --payment leaving nothing due--> Paid
     Draft/Sent/Void --void--> Void (a repeated void keeps the first time)
     Paid --void--> refused (409); Paid/Void --send or pay--> refused (409)
+    Draft/Sent --settled outside payhub (accounting, CRM)--> Paid
+    (new) --paid store order imported--> Paid (created, then settled by the store)
 
 Partial payments (spec: Invoice rule 3):
 
@@ -26,6 +28,11 @@ Partial payments (spec: Invoice rule 3):
 Authorize-only: the payment is an authorization (funds reserved, captured later through
 the payments API). It counts toward ``amountPaid`` and the invoice becomes Paid: the payer
 has done everything asked of them. See ``docs/invoices.md``.
+
+Settled outside payhub: a connected accounting system or CRM says the invoice is paid, or a
+store sold the order. The remaining balance is recorded as one payment with the external
+source and reference and no gateway transaction (``settle_outside``). Only Draft and Sent
+count as unpaid: Void was cancelled by the merchant and Paid has nothing due (both 409).
 """
 
 from __future__ import annotations
@@ -84,10 +91,40 @@ class PartialPaymentMode(StrEnum):
 
 
 class PaymentSourceKind(StrEnum):
-    """Where an invoice payment came from."""
+    """Where an invoice payment came from: a payhub charge or a system outside payhub."""
 
     PAY_PAGE = "PayPage"
     SCHEDULE = "Schedule"
+    ACCOUNTING_ONLINE = "AccountingOnline"
+    ACCOUNTING_DESKTOP = "AccountingDesktop"
+    CRM = "Crm"
+    STOREFRONT = "Storefront"
+
+    @property
+    def external(self) -> bool:
+        """Settled outside payhub: no gateway transaction, no receipt."""
+        return self not in (PaymentSourceKind.PAY_PAGE, PaymentSourceKind.SCHEDULE)
+
+
+EXTERNAL_STATUS = "External"  # an InvoicePayment's status when settled outside payhub
+EXTERNAL_REFERENCE_MAX = 200
+EXTERNAL_SYSTEM_MAX = 40
+
+
+class StoreOrderStatus(StrEnum):
+    """A store order's payment state, as the store integration maps the platform's own."""
+
+    PAID = "paid"
+    UNPAID = "unpaid"
+    ON_HOLD = "on-hold"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+def should_import_order(status: StoreOrderStatus) -> bool:
+    """Only orders the store counts as paid become invoices (spec: created already Paid);
+    unpaid, on-hold, cancelled and failed orders are skipped."""
+    return status is StoreOrderStatus.PAID
 
 
 # --- lines ---------------------------------------------------------------------------------
@@ -226,16 +263,23 @@ def clean_tax_percent(value: Decimal, errors: list[FieldError]) -> Decimal:
 @attrs.frozen
 class InvoicePayment:
     """A successful payment recorded against an invoice (``status`` is the transaction's:
-    ``Captured``, ``Submitted`` for ACH, ``Authorized`` for authorize-only)."""
+    ``Captured``, ``Submitted`` for ACH, ``Authorized`` for authorize-only).
+
+    Settled outside payhub (``source.external``): no transaction and no method type,
+    ``status`` is ``External``, and ``external_reference`` (with ``external_system``, the
+    CRM or store named) says which outside record paid it.
+    """
 
     id: str
     invoice_id: str
-    transaction_id: str
+    transaction_id: str | None
     amount: Money
-    method_type: MethodType
+    method_type: MethodType | None
     status: str
     source: PaymentSourceKind
     created_at: datetime
+    external_system: str | None = None
+    external_reference: str | None = None
 
 
 @attrs.frozen
@@ -527,6 +571,90 @@ def apply_payment(invoice: Invoice, payment: InvoicePayment, at: datetime) -> No
         invoice.status = InvoiceStatus.PAID
         invoice.paid_at = at
     invoice.updated_at = at
+
+
+# --- settled outside payhub ----------------------------------------------------------------
+
+
+@attrs.frozen
+class ExternalSettlement:
+    """Who says the invoice is paid: the source, which CRM or store (``system``) and the
+    outside record (accounting invoice, CRM deal, store order). One per invoice and key."""
+
+    source: PaymentSourceKind
+    reference: str
+    system: str | None = None
+
+
+def _clean_identifier(value: str | None, field: str, limit: int, errors: list[FieldError]) -> str:
+    text = (value or "").strip()
+    if not text:
+        errors.append(FieldError(field, "is required"))
+    elif len(text) > limit or not text.isprintable():
+        errors.append(FieldError(field, f"must be 1 to {limit} printable characters"))
+    return text
+
+
+def clean_settlement(
+    source: PaymentSourceKind, reference: str, system: str | None = None
+) -> ExternalSettlement:
+    """400 unless the source is outside payhub, the reference is given, and ``system`` names
+    the CRM (required with ``Crm``; optional store name with ``Storefront``; else none)."""
+    errors: list[FieldError] = []
+    if not source.external:
+        errors.append(FieldError("source", f"{source.value} is not a system outside payhub"))
+    ref = _clean_identifier(reference, "externalReference", EXTERNAL_REFERENCE_MAX, errors)
+    name: str | None = None
+    if source is PaymentSourceKind.CRM or (system is not None and system.strip()):
+        if source in (PaymentSourceKind.CRM, PaymentSourceKind.STOREFRONT):
+            name = _clean_identifier(system, "externalSystem", EXTERNAL_SYSTEM_MAX, errors)
+        else:
+            errors.append(FieldError("externalSystem", f"is not used with {source.value}"))
+    raise_if_any(errors)
+    return ExternalSettlement(source, ref, name)
+
+
+def settle_outside(
+    invoice: Invoice, settlement: ExternalSettlement, payment_id: str, at: datetime
+) -> InvoicePayment:
+    """Record that the rest of an unpaid invoice was paid outside payhub; it becomes Paid.
+
+    Draft or Sent (partly paid or not) only: Paid (nothing due) and Void (cancelled by the
+    merchant) are 409, and so is a pay-page payment in flight (its charge would overpay).
+    The caller makes it idempotent per settlement key (``settlement_of``).
+    """
+    if invoice.status is InvoiceStatus.PAID:
+        raise Conflict(f"invoice {invoice.number} is already Paid")
+    if invoice.status is InvoiceStatus.VOID:
+        raise Conflict(f"invoice {invoice.number} is Void; a cancelled invoice is not settled")
+    if invoice.reserved_attempt is not None:
+        raise Conflict(f"a payment on invoice {invoice.number} is in progress; try again later")
+    payment = InvoicePayment(
+        id=payment_id,
+        invoice_id=invoice.id,
+        transaction_id=None,
+        amount=invoice.amount_due,
+        method_type=None,
+        status=EXTERNAL_STATUS,
+        source=settlement.source,
+        created_at=at,
+        external_system=settlement.system,
+        external_reference=settlement.reference,
+    )
+    apply_payment(invoice, payment, at)
+    return payment
+
+
+def settlement_of(invoice: Invoice, settlement: ExternalSettlement) -> InvoicePayment | None:
+    """The payment this settlement already recorded on ``invoice``, if any."""
+    for p in invoice.payments:
+        if (p.source, p.external_system, p.external_reference) == (
+            settlement.source,
+            settlement.system,
+            settlement.reference,
+        ):
+            return p
+    return None
 
 
 def round_money(amount: Decimal, currency: str) -> Money:

@@ -642,4 +642,33 @@ MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    Migration(
+        12,
+        "invoices settled outside payhub: payments without a transaction, keyed by source",
+        # SQLite cannot drop NOT NULL, so the table is rebuilt (same SQL on both stores).
+        # external_key is merchant|source|system|reference: one invoice per outside record.
+        """
+        CREATE TABLE invoice_payments_v12 (
+            id TEXT PRIMARY KEY,
+            invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            position INTEGER NOT NULL,
+            transaction_id TEXT UNIQUE,
+            amount {money} NOT NULL,
+            method_type TEXT,
+            status TEXT NOT NULL,
+            source TEXT NOT NULL,
+            created_at {ts} NOT NULL,
+            external_system TEXT,
+            external_reference TEXT,
+            external_key TEXT UNIQUE,
+            UNIQUE (invoice_id, position)
+        );
+        INSERT INTO invoice_payments_v12 (id, invoice_id, position, transaction_id, amount,
+            method_type, status, source, created_at)
+        SELECT id, invoice_id, position, transaction_id, amount, method_type, status, source,
+            created_at FROM invoice_payments;
+        DROP TABLE invoice_payments;
+        ALTER TABLE invoice_payments_v12 RENAME TO invoice_payments
+        """,
+    ),
 )

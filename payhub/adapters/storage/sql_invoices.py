@@ -174,10 +174,12 @@ class SqlInvoices(_Repo):
             invoice_id=r["invoice_id"],
             transaction_id=r["transaction_id"],
             amount=self._money(r["amount"], currency),
-            method_type=MethodType(r["method_type"]),
+            method_type=MethodType(r["method_type"]) if r["method_type"] else None,
             status=r["status"],
             source=PaymentSourceKind(r["source"]),
             created_at=to_dt(r["created_at"]),
+            external_system=r["external_system"],
+            external_reference=r["external_reference"],
         )
 
     def _payments(self, invoice_id: str, currency: str) -> list[InvoicePayment]:
@@ -253,29 +255,64 @@ class SqlInvoices(_Repo):
         )
         return row is not None
 
+    @staticmethod
+    def _external_key(
+        merchant_id: str, source: PaymentSourceKind, system: str | None, reference: str
+    ) -> str:
+        return "\n".join((merchant_id, source.value, system or "", reference))
+
     def add_payment(self, payment: InvoicePayment) -> None:
+        key = None
+        if payment.external_reference is not None:
+            row = self._one("SELECT merchant_id FROM invoices WHERE id = :i", i=payment.invoice_id)
+            assert row is not None, "a payment's invoice is stored first"
+            key = self._external_key(
+                row["merchant_id"],
+                payment.source,
+                payment.external_system,
+                payment.external_reference,
+            )
         try:
             self.db.execute(
                 # The invoice row is locked by the caller, so positions never collide.
                 "INSERT INTO invoice_payments (id, invoice_id, position, transaction_id, amount,"
-                " method_type, status, source, created_at) VALUES (:id, :i, (SELECT"
-                " COALESCE(MAX(position), 0) + 1 FROM invoice_payments WHERE invoice_id = :i),"
-                " :tx, :a, :mt, :s, :src, :at)",
+                " method_type, status, source, created_at, external_system, external_reference,"
+                " external_key) VALUES (:id, :i, (SELECT COALESCE(MAX(position), 0) + 1 FROM"
+                " invoice_payments WHERE invoice_id = :i), :tx, :a, :mt, :s, :src, :at, :xs,"
+                " :xr, :xk)",
                 {
                     "id": payment.id,
                     "i": payment.invoice_id,
                     "tx": payment.transaction_id,
                     "a": payment.amount.amount,
-                    "mt": payment.method_type.value,
+                    "mt": payment.method_type.value if payment.method_type else None,
                     "s": payment.status,
                     "src": payment.source.value,
                     "at": payment.created_at,
+                    "xs": payment.external_system,
+                    "xr": payment.external_reference,
+                    "xk": key,
                 },
             )
         except UniqueViolation:
+            if key is not None:
+                raise Conflict(
+                    f"{payment.source.value} record {payment.external_reference} already"
+                    " settled an invoice of this merchant"
+                ) from None
             raise Conflict(
                 f"transaction {payment.transaction_id} is already recorded on an invoice"
             ) from None
+
+    def settled_by(
+        self, merchant_id: str, source: PaymentSourceKind, system: str | None, reference: str
+    ) -> tuple[str, InvoicePayment] | None:
+        row = self._one(
+            "SELECT p.*, i.currency, i.number FROM invoice_payments p JOIN invoices i"
+            " ON i.id = p.invoice_id WHERE p.external_key = :k",
+            k=self._external_key(merchant_id, source, system, reference),
+        )
+        return (row["number"], self._payment(row, row["currency"])) if row else None
 
     def payment_for_transaction(self, transaction_id: str) -> InvoicePayment | None:
         row = self._one(
