@@ -25,6 +25,18 @@ For other services (scheduled payments), usable inside an open unit of work:
     Append a successful transaction (Captured, Submitted or Authorized) as a payment of
     ``invoice`` (loaded with ``for_update=True``), update amountPaid/status (Paid when
     nothing is due) and queue the receipt notice. Idempotent per transaction.
+
+For the integrations (accounting, CRM, online stores), also inside an open unit of work:
+
+``settle_externally(uow, deps, merchant, invoice_number, source, reference, *, system=None)``
+    The invoice was paid outside payhub (marked paid in the accounting system, deal won in a
+    CRM): record the balance due as a payment from ``source`` and make it Paid. No receipt
+    is sent. Idempotent per (source, system, reference); 409 for Paid, Void or in flight.
+
+``import_store_order(uow, deps, merchant, order) -> Invoice | None``
+    A store order becomes an invoice created already Paid (a ``Storefront`` settlement)
+    when the store counts it as paid; other orders give ``None``. Re-importing an order
+    returns the invoice it made.
 """
 
 from __future__ import annotations
@@ -52,6 +64,7 @@ from payhub.domain.fields import clean_text, raise_if_any
 from payhub.domain.gateways import GatewayInfo, gateway
 from payhub.domain.invoices import (
     AllowedMethods,
+    ExternalSettlement,
     Invoice,
     InvoicePayment,
     InvoiceStatus,
@@ -59,12 +72,14 @@ from payhub.domain.invoices import (
     PartialPaymentMode,
     PaymentOptions,
     PaymentSourceKind,
+    StoreOrderStatus,
     apply_payment,
     check_embed,
     check_payment,
     check_terms,
     check_total,
     clean_lines,
+    clean_settlement,
     clean_tax_percent,
     copy_percent,
     mark_sent,
@@ -72,6 +87,9 @@ from payhub.domain.invoices import (
     payment_options,
     release,
     reserve,
+    settle_outside,
+    settlement_of,
+    should_import_order,
     totals,
 )
 from payhub.domain.locations import effective_tax_rate_id
@@ -408,6 +426,127 @@ def record_invoice_payment(
     return payment
 
 
+# --- settled outside payhub ----------------------------------------------------------------
+
+
+@attrs.frozen
+class StoreOrder:
+    """An online-store order as the store integration maps it (unchecked).
+
+    ``customer_id``: the payhub customer the integration matched or created (by the
+    store's customer id, or by email for a guest). ``total`` is what the store charged:
+    an invoice whose computed total differs is refused rather than recorded wrongly.
+    ``gateway`` is the merchant's gateway the invoice names (nothing is charged).
+    """
+
+    store: str | None
+    reference: str  # the store's order id
+    status: StoreOrderStatus
+    gateway: str
+    currency: str
+    line_items: list[LineInput]
+    total: Decimal
+    tax_rate_percent: Decimal | None = None
+    customer_id: str | None = None
+    bill_to_address: Address | None = None
+    ship_to_address: Address | None = None
+    description: str | None = None
+
+
+def _record_settlement(
+    uow: UnitOfWork, deps: Deps, invoice: Invoice, settlement: ExternalSettlement
+) -> InvoicePayment:
+    payment = settle_outside(invoice, settlement, deps.new_id("ipy"), deps.clock.now())
+    uow.invoices.save(invoice)
+    uow.invoices.add_payment(payment)
+    # No receipt notice: the payer paid the merchant's own system, which sends its own.
+    return payment
+
+
+def settle_externally(
+    uow: UnitOfWork,
+    deps: Deps,
+    merchant: Merchant,
+    invoice_number: str,
+    source: PaymentSourceKind,
+    reference: str,
+    *,
+    system: str | None = None,
+) -> InvoicePayment:
+    """Invoice ``invoice_number`` was paid outside payhub: record the balance due from
+    ``source`` (``system``: which CRM) with the outside record's ``reference`` and make it
+    Paid. The same settlement again returns the recorded payment and changes nothing.
+
+    400: a source inside payhub, a blank reference, a CRM without its name. 404: no such
+    invoice. 409: Paid or Void, a pay-page payment in flight, or the reference already
+    settled another invoice of the merchant.
+    """
+    settlement = clean_settlement(source, reference, system)
+    invoice = None
+    if is_invoice_number(invoice_number):
+        invoice = uow.invoices.get(merchant.id, invoice_number, for_update=True)
+    if invoice is None:
+        raise NotFound(f"no invoice '{invoice_number}' for this merchant")
+    known = settlement_of(invoice, settlement)
+    if known is not None:
+        return known  # the next background check saw it again
+    elsewhere = uow.invoices.settled_by(
+        merchant.id, settlement.source, settlement.system, settlement.reference
+    )
+    if elsewhere is not None:
+        raise Conflict(
+            f"{source.value} record {settlement.reference} already settled invoice {elsewhere[0]}"
+        )
+    return _record_settlement(uow, deps, invoice, settlement)
+
+
+def import_store_order(
+    uow: UnitOfWork, deps: Deps, merchant: Merchant, order: StoreOrder
+) -> Invoice | None:
+    """A paid store order becomes an invoice created already Paid, settled by the store.
+
+    Orders the store does not count as paid are skipped (``None``). The invoice takes the
+    order's lines, tax percentage (never a location's rate), addresses and customer; it is
+    never sent. Importing the same order again returns the invoice it made. 400 as
+    ``issue_invoice``, or when the invoice's total is not the order's.
+    """
+    if not should_import_order(order.status):
+        return None
+    settlement = clean_settlement(PaymentSourceKind.STOREFRONT, order.reference, order.store)
+    done = uow.invoices.settled_by(
+        merchant.id, settlement.source, settlement.system, settlement.reference
+    )
+    if done is not None:
+        invoice = uow.invoices.get(merchant.id, done[0])
+        assert invoice is not None
+        return invoice
+    invoice = issue_invoice(
+        uow,
+        deps,
+        merchant,
+        InvoiceInput(
+            line_items=order.line_items,
+            gateway=order.gateway,
+            customer_id=order.customer_id,
+            currency=order.currency,
+            tax_rate_percent=order.tax_rate_percent,
+            allowed_payment_methods=AllowedMethods.CARD_ONLY,
+            bill_to_address=order.bill_to_address,
+            ship_to_address=order.ship_to_address,
+            description=order.description,
+            tax_percent_settled=True,
+        ),
+    )
+    if invoice.total.amount != order.total:
+        raise ValidationError.for_field(
+            "total",
+            f"the order's total {order.total} is not the invoice's {invoice.total.amount}"
+            f" {invoice.currency} (lines and tax as sent)",
+        )
+    _record_settlement(uow, deps, invoice, settlement)
+    return invoice
+
+
 def attempt_gateway_key(invoice: Invoice, attempt_id: str) -> str:
     """The gateway idempotency key of one pay-page attempt: same attempt, same key."""
     digest = hashlib.sha256(f"{invoice.id}\n{attempt_id}".encode()).hexdigest()
@@ -605,6 +744,11 @@ class PayPageView:
         return self.invoice.amount_due
 
 
+def _paid_here(invoice: Invoice) -> bool:
+    """A payment went through payhub (a settlement outside it does not offer SMS consent)."""
+    return any(p.transaction_id is not None for p in invoice.payments)
+
+
 def _last4(phone: str | None) -> str | None:
     digits = "".join(ch for ch in phone or "" if ch.isdigit())
     return digits[-4:] if len(digits) >= 4 else None
@@ -676,7 +820,7 @@ class PayPages:
             embed_url=embed_url(self._d, invoice.pay_token),
             receipt_url=receipt_url(self._d, invoice.pay_token),
             customer_name=customer.name.display if customer else None,
-            sms_consent_offered=customer is not None and bool(invoice.payments),
+            sms_consent_offered=customer is not None and _paid_here(invoice),
             sms_consent_given=customer is not None and customer.consent.consent,
             payment_in_progress=invoice.reserved_attempt is not None,
             customer_phone_last4=_last4(customer.phone if customer else None),
@@ -821,7 +965,7 @@ class PayPages:
             invoice = self._load(uow, pay_token)
             if invoice.customer_id is None:
                 raise Conflict("this invoice has no customer to record consent for")
-            if not invoice.payments:
+            if not _paid_here(invoice):
                 raise Conflict("SMS consent can be given here only after a successful payment")
             customer = uow.customers.get(invoice.merchant_id, invoice.customer_id)
             if customer is None:  # pragma: no cover - customers are never deleted

@@ -11,7 +11,13 @@ from typing import Any
 from payhub.adapters.receipts.pdf import ReceiptDocument, ReceiptLine, ReceiptPayment
 from payhub.domain.addresses import Address
 from payhub.domain.environments import Environment
-from payhub.domain.invoices import AllowedMethods, Invoice, InvoicePayment, PaymentOptions
+from payhub.domain.invoices import (
+    AllowedMethods,
+    Invoice,
+    InvoicePayment,
+    PaymentOptions,
+    PaymentSourceKind,
+)
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import MethodType
 from payhub.services.invoices import PayPageView
@@ -28,7 +34,7 @@ from payhub_server.pages.model import (
 
 _SYMBOLS = {"USD": "$"}
 _STATUS_WORDS = {"Captured": "Paid", "Submitted": "Submitted (bank transfer)",
-                 "Authorized": "Reserved", "Settled": "Paid"}  # fmt: skip
+                 "Authorized": "Reserved", "Settled": "Paid", "External": "Paid"}  # fmt: skip
 
 
 def money(m: Money) -> str:
@@ -62,7 +68,17 @@ def address_lines(address: Address | None) -> tuple[str, ...]:
     return tuple(x for x in (address.line1, address.line2, place, address.country) if x)
 
 
+_OUTSIDE = {
+    PaymentSourceKind.ACCOUNTING_ONLINE: "Recorded in the merchant's accounting",
+    PaymentSourceKind.ACCOUNTING_DESKTOP: "Recorded in the merchant's accounting",
+    PaymentSourceKind.CRM: "Recorded by the merchant",
+    PaymentSourceKind.STOREFRONT: "Paid at the merchant's online store",
+}
+
+
 def _method(payment: InvoicePayment) -> str:
+    if payment.method_type is None:  # settled outside payhub
+        return _OUTSIDE.get(payment.source, "Paid to the merchant")
     return "Card" if payment.method_type is MethodType.CARD else "Bank account"
 
 

@@ -114,15 +114,19 @@ class LineItemOut(msgspec.Struct, rename="camel"):
 
 
 class InvoicePaymentOut(msgspec.Struct, rename="camel"):
-    """`status` is the transaction's: `Captured`, `Submitted` (ACH) or `Authorized`."""
+    """`status` is the transaction's: `Captured`, `Submitted` (ACH) or `Authorized`. Settled
+    outside payhub (`source` AccountingOnline, AccountingDesktop, Crm, Storefront): status
+    `External`, no `transactionId` or `type`, and `externalSystem`/`externalReference`."""
 
     payment_id: str
-    transaction_id: str
+    transaction_id: str | None
     amount: Decimal
-    type: str
+    type: str | None
     status: str
     source: str
     created_at_utc: datetime
+    external_system: str | None = None
+    external_reference: str | None = None
 
     @classmethod
     def of(cls, p: InvoicePayment) -> InvoicePaymentOut:
@@ -130,10 +134,12 @@ class InvoicePaymentOut(msgspec.Struct, rename="camel"):
             p.id,
             p.transaction_id,
             p.amount.amount,
-            p.method_type.value,
+            p.method_type.value if p.method_type else None,
             p.status,
             p.source.value,
             p.created_at,
+            p.external_system,
+            p.external_reference,
         )
 
 
