@@ -27,8 +27,9 @@ from payhub.domain.errors import FieldError
 class PublicField:
     name: str
     pattern: re.Pattern[str]
-    sandbox_prefix: str | None = None  # None: the vendor's format has no mode prefix
-    live_prefix: str | None = None
+    # None: the vendor's format has no mode prefix. A tuple: any of these prefixes.
+    sandbox_prefix: str | tuple[str, ...] | None = None
+    live_prefix: str | tuple[str, ...] | None = None
     shape: str = ""  # what the payer's merchant reads when the value is malformed
 
 
@@ -82,6 +83,15 @@ PUBLIC_FIELDS: dict[str, tuple[PublicField, ...]] = {
             "a Braintree tokenization key (sandbox_…_… or production_…_…)",
         ),
     ),
+    # https://www.checkout.com/docs/developer-resources/api/api-keys: Frames takes the public
+    # key; sandbox keys are pk_sbox_… (pk_test_… on legacy accounts, a UUID), live ones pk_….
+    "checkout-com": (
+        PublicField(
+            "publicKey", _p(r"^pk_(sbox_|test_)?[A-Za-z0-9-]{20,80}$"),
+            ("pk_sbox_", "pk_test_"), "pk_",
+            "a Checkout.com public key (pk_sbox_… or pk_…)",
+        ),
+    ),
 }  # fmt: skip
 
 # Public fields the adapter also reads from the sealed credentials (kept in both places).
@@ -128,9 +138,20 @@ def check(spec: PublicField, value: str, sandbox: bool) -> str | None:
         return f"must be {spec.shape}"
     if spec.sandbox_prefix and spec.live_prefix:
         wanted = spec.sandbox_prefix if sandbox else spec.live_prefix
+        mode = "sandbox" if sandbox else "production"
         if not value.startswith(wanted):
-            mode = "sandbox" if sandbox else "production"
             return (
-                f"must start with {wanted} for {mode} credentials; sandbox and production never mix"
+                f"must start with {_either(wanted)} for {mode} credentials;"
+                " sandbox and production never mix"
+            )
+        # A live prefix may be the start of a sandbox one (Checkout.com: pk_ and pk_sbox_).
+        if not sandbox and value.startswith(spec.sandbox_prefix):
+            return (
+                f"must not start with {_either(spec.sandbox_prefix)} for {mode} credentials;"
+                " sandbox and production never mix"
             )
     return None
+
+
+def _either(prefixes: str | tuple[str, ...]) -> str:
+    return prefixes if isinstance(prefixes, str) else " or ".join(prefixes)

@@ -89,7 +89,7 @@ GATEWAYS: tuple[GatewayInfo, ...] = (
     _gw("adyen", "Adyen", _V.NONE, "Adyen Web Components",
         fields=("merchantAccount", "liveUrlPrefix")),
     _gw("checkout-com", "Checkout.com", _V.NONE, "Checkout.com Frames",
-        fields=("processingChannelId",)),
+        fields=("processingChannelId", "publicKey")),
     _gw("cybersource", "CyberSource", _V.NONE, "CyberSource Microform",
         fields=("merchantId", "keyId")),
     _gw("worldpay", "Worldpay (Vantiv cnpAPI)", _V.NONE, "Worldpay eProtect",

@@ -63,6 +63,7 @@ class Driver:
 
 
 _BT = "https://js.braintreegateway.com/web/3.136.0/js"
+_CKO = "https://cdn.checkout.com/js/framesv2.min.js"
 _STRIPE = VendorHosts(
     script=("https://js.stripe.com", "https://*.js.stripe.com"),
     frame=("https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"),
@@ -155,6 +156,24 @@ DRIVERS: dict[str, Driver] = {
                     "https://client-analytics.braintreegateway.com",
                     "https://payments.braintree-api.com",
                 ),
+            ),
+        ),
+        # https://www.checkout.com/docs/payments/accept-payments/accept-a-payment-using-frames:
+        # one CDN script for both modes (Frames picks the API from the key's pk_sbox_ prefix);
+        # the card frame is on cdn.checkout.com and the token comes from the API's /tokens.
+        Driver(
+            "checkout-com",
+            (_CKO,),
+            (_CKO,),
+            VendorHosts(
+                script=("https://cdn.checkout.com",),
+                frame=("https://cdn.checkout.com",),
+                connect=("https://api.sandbox.checkout.com",),
+            ),
+            VendorHosts(
+                script=("https://cdn.checkout.com",),
+                frame=("https://cdn.checkout.com",),
+                connect=("https://api.checkout.com",),
             ),
         ),
     )

@@ -30,6 +30,7 @@ from playwright.sync_api import Browser, Page, Route
 from payhub import PayHub
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
+from payhub.adapters.gateways.checkout_com import CheckoutComGateway
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
@@ -38,6 +39,8 @@ from payhub_server.app import create_app
 from tests.conftest import Account
 from tests.gateways.fakes.authorize_net import FAKE_LOGIN, FAKE_TRANSACTION_KEY, FakeAuthorizeNet
 from tests.gateways.fakes.braintree import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
+from tests.gateways.fakes.checkout_com import SANDBOX_KEY as CKO_SECRET
+from tests.gateways.fakes.checkout_com import FakeCheckoutCom
 from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
 from tests.gateways.fakes.square import ACCESS_TOKEN, LOCATION_ID, FakeSquare
 from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
@@ -77,6 +80,11 @@ def anet() -> FakeAuthorizeNet:
 
 
 @pytest.fixture
+def cko() -> FakeCheckoutCom:
+    return FakeCheckoutCom()
+
+
+@pytest.fixture
 def hub(
     store_url: str,
     key_file: Path,
@@ -86,6 +94,7 @@ def hub(
     square: FakeSquare,
     braintree: FakeBraintree,
     anet: FakeAuthorizeNet,
+    cko: FakeCheckoutCom,
 ) -> Iterator[PayHub]:
     """payhub with each real adapter talking to its gateway's fake API."""
     with (
@@ -94,6 +103,7 @@ def hub(
         httpx.Client(transport=httpx.MockTransport(square.handler)) as square_http,
         httpx.Client(transport=httpx.MockTransport(braintree.handler)) as braintree_http,
         httpx.Client(transport=httpx.MockTransport(anet.handler)) as anet_http,
+        httpx.Client(transport=httpx.MockTransport(cko.handler)) as cko_http,
     ):
         gateways: dict[str, Any] = {
             "stripe": StripeGateway(stripe_http),
@@ -101,6 +111,7 @@ def hub(
             "square": SquareGateway(square_http),
             "braintree": BraintreeGateway(braintree_http),
             "authorize-net": AuthorizeNetGateway(anet_http),
+            "checkout-com": CheckoutComGateway(cko_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -488,5 +499,96 @@ def test_closing_the_authorize_net_lightbox_frees_pay_then_a_card_pays(
     assert {o["dataDescriptor"] for o in charged} == {"COMMON.ACCEPT.INAPP.PAYMENT"}
     assert not any("4111111111111111" in sent or "4000000000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def choose_amount(tab: Page, other: str | None) -> None:
+    """Pick the balance (the first choice) or type another amount on a CustomerChoice invoice."""
+    if other is None:
+        tab.locator('input[name="amountChoice"]').first.check()
+    else:
+        tab.check("#amount-other")
+        tab.fill("#amount-input", other)
+
+
+def card_only_choice_invoice(shop: Shop, gateway: str, secret: str, fields: dict[str, str]) -> str:
+    """A 150.00 untaxed card-only invoice the payer may pay in part (to reach the sandboxes'
+    amount-triggered declines, e.g. Checkout.com's 120.51), on ``gateway``."""
+    body = {"apiSecret": secret, "environment": "Sandbox", "additionalFields": fields}
+    shop.ok(shop.client.put(f"{shop.base}/credentials/{gateway}", headers=shop.headers, json=body))
+    made = shop.invoice(
+        gateway=gateway, allowedPaymentMethods="CardOnly", partialPaymentMode="CustomerChoice",
+        taxRatePercent=0, lineItems=[{"description": "Boiler service", "quantity": 1,
+                                      "unitPrice": 150}],
+    )  # fmt: skip
+    return token_of(made)
+
+
+CKO_PK = "pk_sbox_payhubfakepublickey0001"
+_CKO = "https://cdn.checkout.com"
+
+
+def cko_tokens(cko: FakeCheckoutCom) -> Vendor:
+    """Checkout.com's POST /tokens as Frames calls it: the public key alone authorizes it; a
+    card becomes a single-use tok_ the fake API knows (so the adapter can charge it)."""
+
+    def handle(route: Route) -> None:
+        if route.request.headers.get("authorization") != CKO_PK:
+            answer(route, 401, {})
+            return
+        card = json.loads(route.request.post_data or "{}")
+        number = str(card.get("number", ""))
+        if card.get("type") != "card" or number not in ("4242424242424242", "4543474002249996"):
+            answer(route, 422, {"request_id": "req_fake", "error_type": "request_invalid",
+                                "error_codes": ["card_number_invalid"]})  # fmt: skip
+            return
+        token = cko.token(last4=number[-4:])
+        answer(route, 201, {"type": "card", "token": token, "expires_on": "2030-06-01T00:00:00Z",
+                            "expiry_month": 6, "expiry_year": 2030, "scheme": "Visa",
+                            "last4": number[-4:], "bin": number[:6]})  # fmt: skip
+
+    return handle
+
+
+def test_pay_an_invoice_through_checkout_com_frames(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, cko: FakeCheckoutCom
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    token = card_only_choice_invoice(shop, "checkout-com", CKO_SECRET, {"publicKey": CKO_PK})
+    vendors: dict[str, Vendor] = {
+        f"{_CKO}/js/framesv2.min.js": serve("checkout-frames.js", "application/javascript"),
+        f"{_CKO}/js/frames/card-frame.html": serve("field-frame.html", "text/html"),
+        "https://api.sandbox.checkout.com/tokens": cko_tokens(cko),
+    }
+    wire = Wire(tab, site, vendors)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    card = tab.frame_locator("#card-checkout-com-card iframe").locator("input")
+    card.wait_for()
+    # Nothing typed: Frames says the card is not valid, nothing reaches Checkout.com.
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "Check the card details" in tab.inner_text("#pay-message")
+    assert not [u for u in wire.to_vendors if "/tokens" in u]
+    # 120.51 is the sandbox's "Insufficient Funds" trigger (response code 20051).
+    card.fill("4242424242424242")
+    choose_amount(tab, "120.51")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('insufficient')", timeout=15_000)
+    assert shop.read(token_of_number(shop))["status"] != "Paid"
+    # Frames locks its form after a submission; the driver unlocked it, so the card pays.
+    choose_amount(tab, None)
+    pay_and_wait(tab)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    payments = cko.bodies("/payments")
+    assert [(p["amount"], p["source"]["type"]) for p in payments] == [
+        (12051, "token"),
+        (15000, "token"),
+    ]
+    assert all(p["source"]["token"].startswith("tok_") for p in payments)
+    assert len({p["source"]["token"] for p in payments}) == 2  # a fresh token per attempt
+    assert not any("4242424242424242" in sent for sent in wire.to_payhub)
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,6 +17,8 @@ from litestar.testing import TestClient
 
 from payhub import PayHub
 from payhub.adapters.system import FixedClock
+from payhub.domain.environments import Environment
+from payhub.domain.gateways import gateway as catalog_gateway
 from tests.conftest import Account
 from tests.pages.support import Shop, config_of, token_of
 
@@ -28,6 +31,7 @@ PUBLIC: dict[str, dict[str, str]] = {
                       "clientKey": "5FcB6WrfHGS76gHW3v7btBCE3HuuBuke9Pj96Ztfn5R3"},
     "braintree": {"merchantId": "m1", "publicKey": "pub1",
                   "tokenizationKey": "sandbox_g42y39zw_348pk9cgf3bgyw2b"},
+    "checkout-com": {"publicKey": "pk_sbox_payhubfakepublickey0001"},
 }  # fmt: skip
 
 
@@ -39,6 +43,12 @@ def shop(client: TestClient[Litestar], sandbox_provider: Account) -> Shop:
 def put(shop: Shop, gateway: str, fields: dict[str, str], secret: str = "sk_test_x") -> Any:
     body = {"apiSecret": secret, "environment": "Sandbox", "additionalFields": fields}
     return shop.client.put(f"{shop.base}/credentials/{gateway}", headers=shop.headers, json=body)
+
+
+def invoice_on(shop: Shop, gateway: str) -> dict[str, Any]:
+    """An invoice on ``gateway``, card-only where the gateway takes no ACH in payhub."""
+    ach = catalog_gateway(gateway, Environment.SANDBOX).ach
+    return shop.invoice(gateway=gateway, **({} if ach else {"allowedPaymentMethods": "CardOnly"}))
 
 
 def stored(
@@ -111,6 +121,9 @@ def test_adapter_read_public_values_stay_in_the_secret_too(
          "must start with sandbox_"),
         ("nmi", "tokenizationKey", "not a key!", "NMI Collect.js tokenization key"),
         ("authorize-net", "clientKey", "short", "Authorize.Net public client key"),
+        ("checkout-com", "publicKey", "pk_payhubfakelivepublickey01",
+         "must start with pk_sbox_ or pk_test_"),
+        ("checkout-com", "publicKey", "sk_sbox_payhubfakesecretkey01", "Checkout.com public key"),
     ],
 )  # fmt: skip
 def test_public_values_are_checked_for_shape_and_mode(
@@ -139,13 +152,15 @@ def test_public_values_are_checked_for_shape_and_mode(
          "braintree"),
         ("braintree", "https://js.braintreegateway.com",
          "https://payments.sandbox.braintree-api.com", "authorize"),
+        ("checkout-com", "https://cdn.checkout.com", "https://api.sandbox.checkout.com",
+         "https://api.checkout.com"),
     ],
 )  # fmt: skip
 def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
     shop: Shop, gateway: str, script: str, connect: str, absent: str
 ) -> None:
     assert put(shop, gateway, PUBLIC[gateway]).status_code == 200
-    invoice = shop.invoice(gateway=gateway)
+    invoice = invoice_on(shop, gateway)
     page = shop.client.get(f"/pay/{token_of(invoice)}")
     assert page.status_code == 200, page.text
     assert f'<script src="/static/fields/{gateway}.js"></script>' in page.text
@@ -171,13 +186,20 @@ def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
     assert "PayHubFields" in driver.text
 
 
-def test_without_public_values_the_page_says_so_and_opens_no_vendor_host(shop: Shop) -> None:
-    assert put(shop, "stripe", {}).status_code == 200
-    page = shop.client.get(f"/pay/{token_of(shop.invoice(gateway='stripe'))}")
+@pytest.mark.parametrize(
+    ("gateway", "sdk", "host"),
+    [("stripe", "Stripe Elements", "stripe.com"),
+     ("checkout-com", "Checkout.com Frames", "checkout.com")],
+)  # fmt: skip
+def test_without_public_values_the_page_says_so_and_opens_no_vendor_host(
+    shop: Shop, gateway: str, sdk: str, host: str
+) -> None:
+    assert put(shop, gateway, {}).status_code == 200
+    page = shop.client.get(f"/pay/{token_of(invoice_on(shop, gateway))}")
     assert page.status_code == 200
-    assert "Online payment through Stripe Elements is not available" in page.text
+    assert f"Online payment through {sdk} is not available" in page.text
     assert "/static/fields/" not in page.text
-    assert "stripe.com" not in page.headers["content-security-policy"]
+    assert host not in page.headers["content-security-policy"]
     assert csp(page)["frame-src"] == ["'none'"]
 
 
@@ -245,3 +267,37 @@ def test_the_approval_page_without_public_values_says_not_available(
     assert 'id="approve-config"' not in page.text
     assert "stripe.com" not in page.headers["content-security-policy"]
     assert csp(page)["frame-src"] == ["'none'"]
+
+
+@pytest.mark.parametrize(
+    ("gateway", "secret", "fields", "refused", "says"),
+    [
+        ("checkout-com", "sk_payhubfakelivekey", {"publicKey": "pk_payhubfakelivepublickey01"},
+         "pk_sbox_payhubfakepublickey0001", "must not start with pk_sbox_ or pk_test_"),
+    ],
+)  # fmt: skip
+def test_production_credentials_take_only_live_public_values(
+    client: TestClient[Litestar], new_provider: Callable[..., Account], hub: PayHub,
+    gateway: str, secret: str, fields: dict[str, str], refused: str, says: str,
+) -> None:  # fmt: skip
+    """A live account refuses a sandbox public value (even one whose prefix starts like the
+    live one, pk_sbox_ against pk_) and keeps a live one; the page then opens the live hosts."""
+    live = new_provider("Live provider", Environment.PRODUCTION)
+    merchant = {"externalReference": "shop", "displayName": "Acme Plumbing"}
+    assert (
+        client.post("/api/merchant-accounts", headers=live.headers, json=merchant).status_code
+        == 201
+    )
+    url = f"/api/merchant-accounts/shop/credentials/{gateway}"
+    name = next(iter(fields))
+    body = {"apiSecret": secret, "environment": "Production",
+            "additionalFields": {**fields, name: refused}}  # fmt: skip
+    answer = client.put(url, headers=live.headers, json=body)
+    assert answer.status_code == 400, answer.text
+    errors = answer.json()["errors"]
+    assert [e["field"] for e in errors] == [f"additionalFields.{name}"]
+    assert says in errors[0]["message"]
+    assert stored(hub, live, gateway) == (None, {})
+    body["additionalFields"] = fields
+    assert client.put(url, headers=live.headers, json=body).status_code == 200
+    assert stored(hub, live, gateway)[1] == fields

@@ -1,0 +1,73 @@
+/*
+ * payhub hosted-fields driver for Checkout.com: Frames v2, the single card frame
+ * (https://www.checkout.com/docs/payments/accept-payments/accept-a-payment-using-frames,
+ * reference: https://www.checkout.com/docs/developer-resources/sdks/frames-reference).
+ *
+ * config: {sdk: ["https://cdn.checkout.com/js/framesv2.min.js"], publicKey: "pk_sbox_..."}.
+ * Frames mounts its frame in the element with class "card-frame"; the card is typed there.
+ * tokenize() calls Frames.submitCard() and resolves {token: "tok_...", type: "Card"}: the
+ * source {type: "token"} payhub's Checkout.com adapter charges. Frames locks the form after a
+ * submission, so the driver calls Frames.enableSubmitForm() to let the payer try again.
+ */
+(function () {
+  "use strict";
+  var LOAD_FAILED = "The payment form could not be loaded. Check your connection and reload the page.";
+  function load(urls) {
+    return urls.reduce(function (done, url) {
+      return done.then(function () {
+        return new Promise(function (resolve, reject) {
+          var s = document.createElement("script");
+          s.src = url;
+          s.onload = resolve;
+          s.onerror = function () { reject(new Error(LOAD_FAILED)); };
+          document.head.appendChild(s);
+        });
+      });
+    }, Promise.resolve());
+  }
+  function group(el, id, label) {
+    var title = document.createElement("p");
+    title.className = "field-label";
+    title.id = id + "-label";
+    title.textContent = label;
+    var box = document.createElement("div");
+    box.className = "vendor-field card-frame";
+    box.id = id;
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-labelledby", title.id);
+    el.appendChild(title);
+    el.appendChild(box);
+    return box;
+  }
+  window.PayHubFields = window.PayHubFields || {};
+  window.PayHubFields["checkout-com"] = {
+    createFields: function (el, options) {
+      var config = options.config || {};
+      var prefix = options.idPrefix || "checkout-com";
+      if (options.type !== "card") {
+        return {tokenize: function () { return Promise.reject(new Error("Only cards can be used here.")); }};
+      }
+      var box = group(el, prefix + "-checkout-com-card", "Card details");
+      var ready = load(config.sdk).then(function () {
+        if (!window.Frames) throw new Error(LOAD_FAILED);
+        window.Frames.init({publicKey: config.publicKey});  // mounts in the .card-frame element
+        return window.Frames;
+      });
+      ready.catch(function () { box.textContent = LOAD_FAILED; });
+      return {
+        tokenize: function () {
+          return ready.then(function (frames) {
+            if (!frames.isCardValid()) throw new Error("Check the card details: the number, expiry date and security code.");
+            return frames.submitCard().then(function (data) {
+              frames.enableSubmitForm();
+              return {token: data.token, type: "Card"};
+            }, function () {
+              frames.enableSubmitForm();
+              throw new Error("The card could not be checked. Check the details and try again.");
+            });
+          });
+        }
+      };
+    }
+  };
+})();
