@@ -92,6 +92,18 @@ PUBLIC_FIELDS: dict[str, tuple[PublicField, ...]] = {
             "a Checkout.com public key (pk_sbox_… or pk_…)",
         ),
     ),
+    # https://docs.clover.com/docs/using-the-clover-hosted-iframe: new Clover(apiAccessKey,
+    # {merchantId}); the Ecommerce public key (PAKMS apiAccessKey) and the 13-character merchant
+    # id. Neither has a mode prefix: a sandbox key works only with the sandbox SDK's hosts.
+    "clover": (
+        PublicField(
+            "apiAccessKey", _p(r"^[A-Za-z0-9]{16,64}$"),
+            shape="a Clover Ecommerce public key (PAKMS apiAccessKey, letters and digits)",
+        ),
+        PublicField(
+            "merchantId", _p(r"^[A-Za-z0-9]{13}$"), shape="a Clover merchant id (13 characters)"
+        ),
+    ),
 }  # fmt: skip
 
 # Public fields the adapter also reads from the sealed credentials (kept in both places).

@@ -101,7 +101,7 @@ GATEWAYS: tuple[GatewayInfo, ...] = (
         fields=("merchantId", "userId")),
     _gw("fiserv", "Fiserv CommerceHub", _V.NONE, "CommerceHub iFrame",
         fields=("apiKey", "merchantId", "terminalId")),
-    _gw("clover", "Clover", _V.NONE, "Clover iframe"),
+    _gw("clover", "Clover", _V.NONE, "Clover iframe", fields=("apiAccessKey", "merchantId")),
     _gw("helcim", "Helcim", _V.NONE, "HelcimPay.js"),
     _gw("stax", "Stax", _V.NONE, "Stax.js"),
     _gw("paytrace", "PayTrace", _V.NONE, "PayTrace Protect.js",

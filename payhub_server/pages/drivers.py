@@ -176,6 +176,24 @@ DRIVERS: dict[str, Driver] = {
                 connect=("https://api.checkout.com",),
             ),
         ),
+        # https://docs.clover.com/docs/using-the-clover-hosted-iframe: the iframe SDK and its
+        # element frames on checkout(.sandbox.dev).clover.com; cards become clv_ tokens at
+        # token(-sandbox.dev).clover.com.
+        Driver(
+            "clover",
+            ("https://checkout.sandbox.dev.clover.com/sdk.js",),
+            ("https://checkout.clover.com/sdk.js",),
+            VendorHosts(
+                script=("https://checkout.sandbox.dev.clover.com",),
+                frame=("https://checkout.sandbox.dev.clover.com",),
+                connect=("https://token-sandbox.dev.clover.com",),
+            ),
+            VendorHosts(
+                script=("https://checkout.clover.com",),
+                frame=("https://checkout.clover.com",),
+                connect=("https://token.clover.com",),
+            ),
+        ),
     )
 }
 

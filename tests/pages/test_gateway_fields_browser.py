@@ -31,6 +31,7 @@ from payhub import PayHub
 from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.checkout_com import CheckoutComGateway
+from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
@@ -41,6 +42,8 @@ from tests.gateways.fakes.authorize_net import FAKE_LOGIN, FAKE_TRANSACTION_KEY,
 from tests.gateways.fakes.braintree import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
 from tests.gateways.fakes.checkout_com import SANDBOX_KEY as CKO_SECRET
 from tests.gateways.fakes.checkout_com import FakeCheckoutCom
+from tests.gateways.fakes.clover import SANDBOX_KEY as CLOVER_SECRET
+from tests.gateways.fakes.clover import FakeClover
 from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
 from tests.gateways.fakes.square import ACCESS_TOKEN, LOCATION_ID, FakeSquare
 from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
@@ -85,6 +88,11 @@ def cko() -> FakeCheckoutCom:
 
 
 @pytest.fixture
+def clover() -> FakeClover:
+    return FakeClover()
+
+
+@pytest.fixture
 def hub(
     store_url: str,
     key_file: Path,
@@ -95,6 +103,7 @@ def hub(
     braintree: FakeBraintree,
     anet: FakeAuthorizeNet,
     cko: FakeCheckoutCom,
+    clover: FakeClover,
 ) -> Iterator[PayHub]:
     """payhub with each real adapter talking to its gateway's fake API."""
     with (
@@ -104,6 +113,7 @@ def hub(
         httpx.Client(transport=httpx.MockTransport(braintree.handler)) as braintree_http,
         httpx.Client(transport=httpx.MockTransport(anet.handler)) as anet_http,
         httpx.Client(transport=httpx.MockTransport(cko.handler)) as cko_http,
+        httpx.Client(transport=httpx.MockTransport(clover.handler)) as clover_http,
     ):
         gateways: dict[str, Any] = {
             "stripe": StripeGateway(stripe_http),
@@ -112,6 +122,7 @@ def hub(
             "braintree": BraintreeGateway(braintree_http),
             "authorize-net": AuthorizeNetGateway(anet_http),
             "checkout-com": CheckoutComGateway(cko_http),
+            "clover": CloverGateway(clover_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -287,10 +298,13 @@ ANET: dict[str, Vendor] = {
 }  # fmt: skip
 
 
-def set_up(shop: Shop, gateway: str, secret: str, fields: dict[str, str]) -> str:
+def set_up(
+    shop: Shop, gateway: str, secret: str, fields: dict[str, str], card_only: bool = False
+) -> str:
     body = {"apiSecret": secret, "environment": "Sandbox", "additionalFields": fields}
     shop.ok(shop.client.put(f"{shop.base}/credentials/{gateway}", headers=shop.headers, json=body))
-    return token_of(shop.invoice(gateway=gateway))
+    terms = {"allowedPaymentMethods": "CardOnly"} if card_only else {}
+    return token_of(shop.invoice(gateway=gateway, **terms))
 
 
 @pytest.fixture
@@ -590,5 +604,69 @@ def test_pay_an_invoice_through_checkout_com_frames(
     assert all(p["source"]["token"].startswith("tok_") for p in payments)
     assert len({p["source"]["token"] for p in payments}) == 2  # a fresh token per attempt
     assert not any("4242424242424242" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+CLOVER_PUBLIC = {"apiAccessKey": "a1b2c3d4e5f60718293a4b5c6d7e8f90", "merchantId": "XF3KPAYHUB01Q"}
+_CLOVER = "https://checkout.sandbox.dev.clover.com"
+
+
+def clover_tokens(clover: FakeClover) -> Vendor:
+    """Clover's POST /v1/tokens as the iframe calls it: the public apiAccessKey alone authorizes
+    it; the card becomes a single-use clv_ token the fake Ecommerce API knows."""
+
+    def handle(route: Route) -> None:
+        if route.request.headers.get("apikey") != CLOVER_PUBLIC["apiAccessKey"]:
+            answer(route, 401, {"error": {"type": "authentication_error", "message": "bad key"}})
+            return
+        card = json.loads(route.request.post_data or "{}").get("card", {})
+        number = str(card.get("number", ""))
+        token = clover.tokenize(number)
+        answer(route, 200, {"id": token, "object": "token",
+                            "card": {"last4": number[-4:], "brand": "VISA"}})  # fmt: skip
+
+    return handle
+
+
+def fill_clover(tab: Page, number: str) -> None:
+    for box, value in (("number", number), ("date", "12/30"), ("cvv", "123"), ("postal", "78701")):
+        tab.frame_locator(f"#card-clover-{box} iframe").locator("input").fill(value)
+
+
+def test_pay_an_invoice_through_the_clover_iframe(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, clover: FakeClover
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    token = set_up(shop, "clover", CLOVER_SECRET, CLOVER_PUBLIC, card_only=True)
+    vendors: dict[str, Vendor] = {
+        f"{_CLOVER}/sdk.js": serve("clover-sdk.js", "application/javascript"),
+        f"{_CLOVER}/elements/element.html": serve("field-frame.html", "text/html"),
+        "https://token-sandbox.dev.clover.com/v1/tokens": clover_tokens(clover),
+    }
+    wire = Wire(tab, site, vendors)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    tab.wait_for_function("() => document.querySelectorAll('#card-fields iframe').length === 4")
+    # Nothing typed: createToken answers {errors}, the page names the first field.
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "Card number: is required" in tab.inner_text("#pay-message")
+    assert not [u for u in wire.to_vendors if "/v1/tokens" in u]
+    # Clover's test card 4005 5717 0222 2222 is declined by the issuer.
+    fill_clover(tab, "4005571702222222")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(token_of_number(shop))["status"] != "Paid"
+    fill_clover(tab, "4242424242424242")
+    pay_and_wait(tab)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    charges = clover.bodies("/v1/charges")
+    assert len(charges) == 2
+    assert all(c["source"].startswith("clv_") and c["ecomind"] == "ecom" for c in charges)
+    assert [clover.tokens[c["source"]]["last4"] for c in charges] == ["2222", "4242"]
+    assert not any("4242424242424242" in sent or "4005571702222222" in sent
+                   for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

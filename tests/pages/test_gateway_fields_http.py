@@ -32,6 +32,7 @@ PUBLIC: dict[str, dict[str, str]] = {
     "braintree": {"merchantId": "m1", "publicKey": "pub1",
                   "tokenizationKey": "sandbox_g42y39zw_348pk9cgf3bgyw2b"},
     "checkout-com": {"publicKey": "pk_sbox_payhubfakepublickey0001"},
+    "clover": {"apiAccessKey": "a1b2c3d4e5f60718293a4b5c6d7e8f90", "merchantId": "XF3KPAYHUB01Q"},
 }  # fmt: skip
 
 
@@ -124,6 +125,9 @@ def test_adapter_read_public_values_stay_in_the_secret_too(
         ("checkout-com", "publicKey", "pk_payhubfakelivepublickey01",
          "must start with pk_sbox_ or pk_test_"),
         ("checkout-com", "publicKey", "sk_sbox_payhubfakesecretkey01", "Checkout.com public key"),
+        ("clover", "apiAccessKey", "8a7c1d3e-5b2f-4c6d-9e0a-1f2b3c4d5e6f",
+         "Clover Ecommerce public key"),
+        ("clover", "merchantId", "XF3K", "Clover merchant id"),
     ],
 )  # fmt: skip
 def test_public_values_are_checked_for_shape_and_mode(
@@ -154,6 +158,8 @@ def test_public_values_are_checked_for_shape_and_mode(
          "https://payments.sandbox.braintree-api.com", "authorize"),
         ("checkout-com", "https://cdn.checkout.com", "https://api.sandbox.checkout.com",
          "https://api.checkout.com"),
+        ("clover", "https://checkout.sandbox.dev.clover.com",
+         "https://token-sandbox.dev.clover.com", "https://checkout.clover.com"),
     ],
 )  # fmt: skip
 def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
@@ -189,7 +195,8 @@ def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
 @pytest.mark.parametrize(
     ("gateway", "sdk", "host"),
     [("stripe", "Stripe Elements", "stripe.com"),
-     ("checkout-com", "Checkout.com Frames", "checkout.com")],
+     ("checkout-com", "Checkout.com Frames", "checkout.com"),
+     ("clover", "Clover iframe", "clover.com")],
 )  # fmt: skip
 def test_without_public_values_the_page_says_so_and_opens_no_vendor_host(
     shop: Shop, gateway: str, sdk: str, host: str
