@@ -104,6 +104,15 @@ PUBLIC_FIELDS: dict[str, tuple[PublicField, ...]] = {
             "merchantId", _p(r"^[A-Za-z0-9]{13}$"), shape="a Clover merchant id (13 characters)"
         ),
     ),
+    # https://help.usaepay.info/developer/rest-api/more/public-api-key/: Pay.js takes the public
+    # API key (GET /api/v2/publickey), e.g. _P120LOb42a1SF4nN54z1Hp0256K7bl3ki0x8iuJP9; no mode
+    # prefix: a sandbox key works only with sandbox.usaepay.com.
+    "usaepay": (
+        PublicField(
+            "publicKey", _p(r"^_[A-Za-z0-9]{20,64}$"),
+            shape="a USAePay public API key (_ followed by letters and digits)",
+        ),
+    ),
 }  # fmt: skip
 
 # Public fields the adapter also reads from the sealed credentials (kept in both places).

@@ -108,7 +108,7 @@ GATEWAYS: tuple[GatewayInfo, ...] = (
         fields=("username", "integratorId")),
     _gw("forte", "Forte", _V.NONE, "Forte.js", partial_capture=False,
         fields=("accessId", "organizationId", "locationId")),
-    _gw("usaepay", "USAePay", _V.NONE, "USAePay Pay.js", fields=("pin",)),
+    _gw("usaepay", "USAePay", _V.NONE, "USAePay Pay.js", fields=("pin", "publicKey")),
     _gw("nuvei", "Nuvei", _V.NONE, "Nuvei Fields", fields=("merchantId", "merchantSiteId")),
 )  # fmt: skip
 

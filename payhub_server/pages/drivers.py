@@ -194,6 +194,23 @@ DRIVERS: dict[str, Driver] = {
                 connect=("https://token.clover.com",),
             ),
         ),
+        # https://help.usaepay.info/developer/javascript-library/ (Pay.js v2): the card entry
+        # frame and the payment-key request are on the script's own host.
+        Driver(
+            "usaepay",
+            ("https://sandbox.usaepay.com/js/v2/pay.js",),
+            ("https://www.usaepay.com/js/v2/pay.js",),
+            VendorHosts(
+                script=("https://sandbox.usaepay.com",),
+                frame=("https://sandbox.usaepay.com",),
+                connect=("https://sandbox.usaepay.com",),
+            ),
+            VendorHosts(
+                script=("https://www.usaepay.com",),
+                frame=("https://www.usaepay.com",),
+                connect=("https://www.usaepay.com", "https://usaepay.com"),
+            ),
+        ),
     )
 }
 

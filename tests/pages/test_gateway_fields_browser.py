@@ -35,6 +35,7 @@ from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stripe import StripeGateway
+from payhub.adapters.gateways.usaepay import UsaEpayGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
@@ -47,6 +48,9 @@ from tests.gateways.fakes.clover import FakeClover
 from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
 from tests.gateways.fakes.square import ACCESS_TOKEN, LOCATION_ID, FakeSquare
 from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
+from tests.gateways.fakes.usaepay import API_KEY as USAEPAY_KEY
+from tests.gateways.fakes.usaepay import PIN as USAEPAY_PIN
+from tests.gateways.fakes.usaepay import FakeUsaEpay
 from tests.pages.support import Shop, token_of
 
 pytestmark = pytest.mark.browser
@@ -93,6 +97,11 @@ def clover() -> FakeClover:
 
 
 @pytest.fixture
+def usaepay() -> FakeUsaEpay:
+    return FakeUsaEpay()
+
+
+@pytest.fixture
 def hub(
     store_url: str,
     key_file: Path,
@@ -104,6 +113,7 @@ def hub(
     anet: FakeAuthorizeNet,
     cko: FakeCheckoutCom,
     clover: FakeClover,
+    usaepay: FakeUsaEpay,
 ) -> Iterator[PayHub]:
     """payhub with each real adapter talking to its gateway's fake API."""
     with (
@@ -114,6 +124,7 @@ def hub(
         httpx.Client(transport=httpx.MockTransport(anet.handler)) as anet_http,
         httpx.Client(transport=httpx.MockTransport(cko.handler)) as cko_http,
         httpx.Client(transport=httpx.MockTransport(clover.handler)) as clover_http,
+        httpx.Client(transport=httpx.MockTransport(usaepay.handler)) as usaepay_http,
     ):
         gateways: dict[str, Any] = {
             "stripe": StripeGateway(stripe_http),
@@ -123,6 +134,7 @@ def hub(
             "authorize-net": AuthorizeNetGateway(anet_http),
             "checkout-com": CheckoutComGateway(cko_http),
             "clover": CloverGateway(clover_http),
+            "usaepay": UsaEpayGateway(usaepay_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -667,6 +679,62 @@ def test_pay_an_invoice_through_the_clover_iframe(
     assert all(c["source"].startswith("clv_") and c["ecomind"] == "ecom" for c in charges)
     assert [clover.tokens[c["source"]]["last4"] for c in charges] == ["2222", "4242"]
     assert not any("4242424242424242" in sent or "4005571702222222" in sent
+                   for sent in wire.to_payhub)  # fmt: skip
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+USAEPAY_PUBLIC = "_P120LOb42a1SF4nN54z1Hp0256K7bl3ki0x8iuJP9"
+# The fake API's Pay.js test keys for two test cards (tests/gateways/fakes/usaepay.py).
+USAEPAY_KEYS = {"4000100011112224": "pk_visa", "4000300011112220": "pk_decline"}
+
+
+def usaepay_payment_key(route: Route) -> None:
+    """Pay.js's payment-key request: the public key alone authorizes it; the card becomes one of
+    the fake API's single-use payment keys."""
+    body = json.loads(route.request.post_data or "{}")
+    if body.get("public_key") != USAEPAY_PUBLIC:
+        answer(route, 401, {"error": "Specified source key not found.", "errorcode": 23})
+        return
+    key = USAEPAY_KEYS.get(body.get("creditcard", {}).get("number", ""))
+    if key is None:
+        answer(route, 400, {"error": "Card number is invalid", "errorcode": 11})
+        return
+    answer(route, 200, {"type": "payment_key", "key": key})
+
+
+def test_pay_an_invoice_through_usaepay_pay_js(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, usaepay: FakeUsaEpay
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    public = {"pin": USAEPAY_PIN, "publicKey": USAEPAY_PUBLIC}
+    token = set_up(shop, "usaepay", USAEPAY_KEY, public, card_only=True)
+    host = "https://sandbox.usaepay.com/js/v2"
+    vendors: dict[str, Vendor] = {
+        f"{host}/pay.js": serve("usaepay-pay.js", "application/javascript"),
+        f"{host}/paymentcard.html": serve("field-frame.html", "text/html"),
+        f"{host}/paymentkey": usaepay_payment_key,
+    }
+    wire = Wire(tab, site, vendors)
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    card = tab.frame_locator("#card-usaepay-card iframe").locator("input")
+    card.wait_for()
+    press_pay(tab)  # nothing typed: getPaymentKey answers {error}, the page says so
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "Card number is invalid" in tab.inner_text("#pay-message")
+    assert not [u for u in wire.to_vendors if "/paymentkey" in u]
+    card.fill("4000300011112220")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(token_of_number(shop))["status"] != "Paid"
+    card.fill("4000100011112224")
+    pay_and_wait(tab)
+    assert shop.read(token_of_number(shop))["status"] == "Paid"
+    sales = [b for b in usaepay.posts() if b.get("command") == "cc:sale"]
+    assert [b["payment_key"] for b in sales] == ["pk_decline", "pk_visa"]
+    assert not any("4000100011112224" in sent or "4000300011112220" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -32,6 +32,7 @@ PUBLIC: dict[str, dict[str, str]] = {
     "braintree": {"merchantId": "m1", "publicKey": "pub1",
                   "tokenizationKey": "sandbox_g42y39zw_348pk9cgf3bgyw2b"},
     "checkout-com": {"publicKey": "pk_sbox_payhubfakepublickey0001"},
+    "usaepay": {"pin": "4242", "publicKey": "_P120LOb42a1SF4nN54z1Hp0256K7bl3ki0x8iuJP9"},
     "clover": {"apiAccessKey": "a1b2c3d4e5f60718293a4b5c6d7e8f90", "merchantId": "XF3KPAYHUB01Q"},
 }  # fmt: skip
 
@@ -128,6 +129,7 @@ def test_adapter_read_public_values_stay_in_the_secret_too(
         ("clover", "apiAccessKey", "8a7c1d3e-5b2f-4c6d-9e0a-1f2b3c4d5e6f",
          "Clover Ecommerce public key"),
         ("clover", "merchantId", "XF3K", "Clover merchant id"),
+        ("usaepay", "publicKey", "_fakeUsaepay-ApiKey", "USAePay public API key"),
     ],
 )  # fmt: skip
 def test_public_values_are_checked_for_shape_and_mode(
@@ -160,6 +162,8 @@ def test_public_values_are_checked_for_shape_and_mode(
          "https://api.checkout.com"),
         ("clover", "https://checkout.sandbox.dev.clover.com",
          "https://token-sandbox.dev.clover.com", "https://checkout.clover.com"),
+        ("usaepay", "https://sandbox.usaepay.com", "https://sandbox.usaepay.com",
+         "www.usaepay.com"),
     ],
 )  # fmt: skip
 def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
@@ -176,7 +180,8 @@ def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
     assert hosted["gateway"] == gateway
     assert hosted["card"] is True
     assert hosted["bank"] is False  # the drivers collect cards only (docs/pay-page.md)
-    public = {k: v for k, v in PUBLIC[gateway].items() if k not in ("merchantId", "publicKey")}
+    secret = {"braintree": ("merchantId", "publicKey"), "usaepay": ("pin",)}.get(gateway, ())
+    public = {k: v for k, v in PUBLIC[gateway].items() if k not in secret}
     assert {k: hosted["config"][k] for k in public} == public
     assert hosted["config"]["sandbox"] is True
     assert "sk_test_x" not in page.text  # the secret never reaches the page
@@ -196,7 +201,8 @@ def test_each_gateway_page_loads_its_driver_with_only_its_vendor_hosts(
     ("gateway", "sdk", "host"),
     [("stripe", "Stripe Elements", "stripe.com"),
      ("checkout-com", "Checkout.com Frames", "checkout.com"),
-     ("clover", "Clover iframe", "clover.com")],
+     ("clover", "Clover iframe", "clover.com"),
+     ("usaepay", "USAePay Pay.js", "usaepay.com")],
 )  # fmt: skip
 def test_without_public_values_the_page_says_so_and_opens_no_vendor_host(
     shop: Shop, gateway: str, sdk: str, host: str
