@@ -102,6 +102,8 @@ def test_sale_is_a_signed_charge_with_capture_flag(
     ).decode()
     assert request.headers["Authorization"] == expected
     assert result.support["transaction_state"] == "CAPTURED"
+    # The amount is written from the Decimal, digit for digit, never through a float.
+    assert b'"amount":{"total":25.05,"currency":"USD"}' in request.content
 
 
 def test_signature_helper() -> None:

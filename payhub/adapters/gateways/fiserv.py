@@ -50,6 +50,7 @@ from typing import Any
 
 import attrs
 import httpx
+import msgspec
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
@@ -71,6 +72,8 @@ from payhub.domain.payments import (
 )
 
 GATEWAY = "fiserv"
+# Amounts go out as exact JSON numbers written from Decimal ("12.04"), never through a float.
+_ENCODER = msgspec.json.Encoder(decimal_format="number")
 SANDBOX_BASE = "https://connect-cert.fiservapps.com/ch"
 LIVE_BASE = "https://prod.api.fiservapps.com/ch"
 _NAMESPACE = uuid.UUID("6f0c3c4e-6b7c-4b7e-9a53-2b9f0c1e5a11")
@@ -288,7 +291,7 @@ class FiservGateway:
             **body,
             "merchantDetails": {"merchantId": merchant_id, "terminalId": terminal_id},
         }
-        content = json.dumps(payload, separators=(",", ":"))
+        content = _ENCODER.encode(payload).decode()
         timestamp = str(int(self._now().timestamp() * 1000))
         headers = {
             "Content-Type": "application/json",
@@ -304,7 +307,7 @@ class FiservGateway:
         base = SANDBOX_BASE if creds.sandbox else LIVE_BASE
         response = self.http.send("POST", base + path, headers=headers, content=content.encode())
         try:
-            parsed = response.json()
+            parsed = json.loads(response.content, parse_float=Decimal)
         except ValueError:
             parsed = None
         if isinstance(parsed, list) and parsed and isinstance(parsed[0], dict):
@@ -349,7 +352,7 @@ def _amount(money: Money) -> dict[str, Any]:
         raise ValidationError.for_field(
             "amount", f"Fiserv CommerceHub takes at most two decimals ({money.currency})"
         )
-    return {"total": float(money.amount), "currency": money.currency}
+    return {"total": money.amount, "currency": money.currency}  # a JSON number, never a float
 
 
 def _result(answer: _Answer, fallback: Money | None) -> GatewayResult:
@@ -388,7 +391,7 @@ def _money(raw: object) -> Money | None:
     if not isinstance(raw, dict):
         return None
     total, currency = raw.get("total"), raw.get("currency")
-    if not isinstance(total, int | float | str) or not isinstance(currency, str):
+    if not isinstance(total, int | Decimal | str) or not isinstance(currency, str):
         return None
     try:
         return Money.of(Decimal(str(total)), currency.upper())

@@ -36,6 +36,7 @@ References (checked 2026-11):
 from __future__ import annotations
 
 import hashlib
+import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import quote
@@ -313,7 +314,7 @@ class ForteGateway:
         if body and isinstance(body.get("card"), dict):
             secrets.append(str(body["card"].get("one_time_token", "")))
         try:
-            parsed = response.json()
+            parsed = json.loads(response.content, parse_float=Decimal)
         except ValueError:
             parsed = None
         if not isinstance(parsed, dict):

@@ -577,7 +577,7 @@ class NuveiGateway:
         )
         text = _scrub(response.text, [creds.api_secret, *hide])
         try:
-            parsed = json.loads(text) if text.strip() else {}
+            parsed = json.loads(text, parse_float=Decimal) if text.strip() else {}
         except ValueError:
             raise GatewayError(
                 f"Nuvei answered HTTP {response.status_code} with a body payhub cannot read",

@@ -41,6 +41,7 @@ References (checked 2026-11):
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -482,7 +483,7 @@ def _secrets(creds: GatewayCredentials, body: dict[str, Any]) -> list[str]:
 
 def _json(response: httpx.Response, secrets: list[str]) -> dict[str, Any]:
     try:
-        parsed = response.json()
+        parsed = json.loads(response.content, parse_float=Decimal)
     except ValueError:
         parsed = None
     if not isinstance(parsed, dict):

@@ -457,7 +457,7 @@ class UsaEpayGateway:
                 "USAePay's API rate limit was exceeded; try again shortly", gateway=self.name
             )
         try:
-            parsed = json.loads(text) if text.strip() else {}
+            parsed = json.loads(text, parse_float=Decimal) if text.strip() else {}
         except ValueError:
             raise GatewayError(
                 f"USAePay answered HTTP {response.status_code} with a body payhub cannot read",
