@@ -91,7 +91,7 @@ def test_a_sale_posts_a_decimal_amount_an_ip_and_a_25_character_key(
     key = request.headers["idempotency-key"]
     assert key == helcim_key("charge-1")
     assert re.fullmatch(r"[A-Z0-9]{25}", key)
-    assert b'"amount": 10.05' in request.content  # a JSON number, not a string or cents
+    assert b'"amount":10.05' in request.content  # a JSON number, not a string or cents
     assert sent(request) == {
         "ipAddress": PAYER_IP_UNKNOWN,
         "ecommerce": True,

@@ -82,7 +82,7 @@ def test_a_sale_posts_dollars_and_the_idempotency_id(gateway: StaxGateway, fake:
     [request] = fake.posts("/charge")
     assert str(request.url) == f"{BASE_URL}/charge"
     assert request.headers["Authorization"] == f"Bearer {API_KEY}"
-    assert b'"total": 10.05' in request.content
+    assert b'"total":10.05' in request.content
     assert sent(request) == {
         "payment_method_id": token,
         "total": 10.05,

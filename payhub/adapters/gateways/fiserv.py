@@ -50,10 +50,9 @@ from typing import Any
 
 import attrs
 import httpx
-import msgspec
 
 from payhub.adapters.gateways.http import Answer as _Answer
-from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.http import GatewayHttp, json_body
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -72,8 +71,6 @@ from payhub.domain.payments import (
 )
 
 GATEWAY = "fiserv"
-# Amounts go out as exact JSON numbers written from Decimal ("12.04"), never through a float.
-_ENCODER = msgspec.json.Encoder(decimal_format="number")
 SANDBOX_BASE = "https://connect-cert.fiservapps.com/ch"
 LIVE_BASE = "https://prod.api.fiservapps.com/ch"
 _NAMESPACE = uuid.UUID("6f0c3c4e-6b7c-4b7e-9a53-2b9f0c1e5a11")
@@ -291,7 +288,7 @@ class FiservGateway:
             **body,
             "merchantDetails": {"merchantId": merchant_id, "terminalId": terminal_id},
         }
-        content = _ENCODER.encode(payload).decode()
+        content = json_body(payload).decode()
         timestamp = str(int(self._now().timestamp() * 1000))
         headers = {
             "Content-Type": "application/json",

@@ -62,7 +62,7 @@ import attrs
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
-from payhub.adapters.gateways.http import default_client
+from payhub.adapters.gateways.http import default_client, json_body
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -361,7 +361,7 @@ class HelcimGateway:
             headers["idempotency-key"] = key
         if body is not None:
             headers["content-type"] = "application/json"
-            kwargs["content"] = json.dumps(body, default=_json_default).encode()
+            kwargs["content"] = json_body(body)
         if params:
             kwargs["params"] = dict(params)
         try:
@@ -416,12 +416,6 @@ def helcim_amount(money: Money) -> Decimal:
     if money.amount != money.amount.quantize(Decimal(1).scaleb(-exponent)):
         raise ValidationError.for_field("amount", f"more precision than {money.currency} has")
     return money.amount
-
-
-def _json_default(value: object) -> object:
-    if isinstance(value, Decimal):
-        return float(value)  # two decimals round-trip exactly through a double's repr
-    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 def _digest(seed: str) -> str:

@@ -12,10 +12,18 @@ from typing import Any
 
 import attrs
 import httpx
+import msgspec
 
 from payhub.domain.payments import GatewayCredentialsRejected, GatewayTimeout, GatewayUnavailable
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+_JSON = msgspec.json.Encoder(decimal_format="number")
+
+
+def json_body(payload: Any) -> bytes:
+    """A JSON request body with ``Decimal`` amounts written as exact numbers ("12.04"), so no
+    amount ever passes through a float on its way to a gateway."""
+    return _JSON.encode(payload)
 
 
 @attrs.frozen

@@ -54,7 +54,7 @@ from urllib.parse import quote
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
-from payhub.adapters.gateways.http import default_client
+from payhub.adapters.gateways.http import default_client, json_body
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -248,7 +248,7 @@ class StaxGateway:
         kwargs: dict[str, Any] = {"headers": headers}
         if method == "POST":
             headers["Content-Type"] = "application/json"
-            kwargs["content"] = json.dumps(dict(body or {}), default=_json_default).encode()
+            kwargs["content"] = json_body(dict(body or {}))
         try:
             response = self.client.request(method, BASE_URL + path, **kwargs)
         except httpx.TimeoutException:
@@ -302,12 +302,6 @@ def stax_idempotency_id(key: str) -> str:
     if len(key) <= _ID_MAX:
         return key
     return "payhub-" + hashlib.sha256(key.encode()).hexdigest()
-
-
-def _json_default(value: object) -> object:
-    if isinstance(value, Decimal):
-        return float(value)  # dollars and cents round-trip exactly through a double's repr
-    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 def _path(identifier: str) -> str:
