@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -55,38 +56,50 @@ def create_provider(db_url: str, cwd: Path) -> str:
 
 
 @contextmanager
-def serve(db_url: str, cwd: Path) -> Iterator[str]:
-    """One ``payhub serve`` process; yields its base URL once /healthz answers."""
+def serve(db_url: str, cwd: Path, *, public_url: bool = False, log: bool = False) -> Iterator[str]:
+    """One ``payhub serve`` process; yields its base URL once /healthz answers.
+
+    ``public_url`` makes the server's own address its ``PAYHUB_PUBLIC_URL`` (the links it
+    builds then point at itself); ``log`` keeps its output in ``cwd/server-<port>.log``."""
     port = free_port()
-    proc = subprocess.Popen(
-        [*payhub_command(), "serve", "--db", db_url, "--port", str(port)],
-        cwd=cwd,
-        env=environment(cwd / "payhub.key"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_DEADLINE_S
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"payhub serve exited with {proc.returncode}")
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("payhub serve did not become healthy")
-            time.sleep(0.05)
-        yield base
-    finally:
-        proc.terminate()
+    env = environment(cwd / "payhub.key")
+    if public_url:
+        env["PAYHUB_PUBLIC_URL"] = base
+    with ExitStack() as stack:
+        output: Any = (
+            stack.enter_context((cwd / f"server-{port}.log").open("w"))
+            if log
+            else subprocess.DEVNULL
+        )
+        proc = subprocess.Popen(
+            [*payhub_command(), "serve", "--db", db_url, "--port", str(port)],
+            cwd=cwd,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
+        )
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            deadline = time.monotonic() + START_DEADLINE_S
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"payhub serve exited with {proc.returncode}")
+                try:
+                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("payhub serve did not become healthy")
+                time.sleep(0.05)  # polling interval while the process starts
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 @contextmanager

@@ -8,10 +8,7 @@ provider's software would: merchant, simulator credentials, customer, invoice.
 from __future__ import annotations
 
 import itertools
-import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +16,9 @@ import httpx
 
 from payhub import PayHub
 from tests.e2e.servers import (
-    START_DEADLINE_S,
     cli,
     create_provider,
-    environment,
-    free_port,
-    payhub_command,
+    serve,
 )
 
 CHROMIUM = "/usr/bin/chromium"
@@ -44,43 +38,9 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "pages"  # 
 _refs = itertools.count(1)
 
 
-@contextmanager
-def serve_public(db_url: str, cwd: Path) -> Iterator[str]:
-    """``payhub serve`` on a free port whose public URL is its own address."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = environment(cwd / "payhub.key")
-    env["PAYHUB_PUBLIC_URL"] = base
-    log = (cwd / f"server-{port}.log").open("w")
-    proc = subprocess.Popen(
-        [*payhub_command(), "serve", "--db", db_url, "--port", str(port)],
-        cwd=cwd,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + START_DEADLINE_S
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"payhub serve exited with {proc.returncode}")
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("payhub serve did not become healthy")
-            time.sleep(0.05)  # polling interval while the process starts
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+def serve_public(db_url: str, cwd: Path) -> AbstractContextManager[str]:
+    """``payhub serve`` on a free port whose public URL is its own address, output logged."""
+    return serve(db_url, cwd, public_url=True, log=True)
 
 
 class Live:
