@@ -360,7 +360,7 @@ def static_asset(name: FromPath[str]) -> Response[bytes]:
     return Response(_asset(name), media_type=media, headers=headers)
 
 
-_DRIVERS = frozenset(f"{g}.js" for g in DRIVERS)
+_DRIVERS = frozenset({"common.js", *(f"{g}.js" for g in DRIVERS)})  # common.js: shared helpers
 
 
 @cache

@@ -16,7 +16,7 @@
  */
 (function () {
   "use strict";
-  var LOAD_FAILED = "The payment form could not be loaded. Check your connection and reload the page.";
+  var LOAD_FAILED = window.PayHubFields.util.LOAD_FAILED;
   var CLOSED = "No card was entered. Press the button again when you are ready.";
   var count = 0;
   window.PayHubFields = window.PayHubFields || {};

@@ -11,34 +11,10 @@
  */
 (function () {
   "use strict";
-  var LOAD_FAILED = "The payment form could not be loaded. Check your connection and reload the page.";
-  function load(urls) {
-    return urls.reduce(function (done, url) {
-      return done.then(function () {
-        return new Promise(function (resolve, reject) {
-          var s = document.createElement("script");
-          s.src = url;
-          s.onload = resolve;
-          s.onerror = function () { reject(new Error(LOAD_FAILED)); };
-          document.head.appendChild(s);
-        });
-      });
-    }, Promise.resolve());
-  }
-  function group(el, id, label) {
-    var title = document.createElement("p");
-    title.className = "field-label";
-    title.id = id + "-label";
-    title.textContent = label;
-    var box = document.createElement("div");
-    box.className = "vendor-field card-frame";
-    box.id = id;
-    box.setAttribute("role", "group");
-    box.setAttribute("aria-labelledby", title.id);
-    el.appendChild(title);
-    el.appendChild(box);
-    return box;
-  }
+  var util = window.PayHubFields.util;
+  var LOAD_FAILED = util.LOAD_FAILED;
+  var load = util.load;
+  var group = function (el, id, label) { return util.group(el, id, label, "card-frame"); };
   window.PayHubFields = window.PayHubFields || {};
   window.PayHubFields["checkout-com"] = {
     createFields: function (el, options) {

@@ -14,7 +14,7 @@
  */
 (function () {
   "use strict";
-  var LOAD_FAILED = "The payment form could not be loaded. Check your connection and reload the page.";
+  var LOAD_FAILED = window.PayHubFields.util.LOAD_FAILED;
   function loadCollect(url, key) {
     return new Promise(function (resolve, reject) {
       var s = document.createElement("script");
