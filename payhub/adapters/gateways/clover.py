@@ -51,12 +51,13 @@ import uuid
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.http import opt_str as _opt_str
+from payhub.adapters.gateways.http import path_segment as _path
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -299,10 +300,6 @@ def clover_key(key: str, step: str | None = None) -> str:
     return str(uuid.UUID(bytes=digest, version=4))
 
 
-def _path(identifier: str) -> str:
-    return quote(identifier, safe="")
-
-
 # --- answers ---------------------------------------------------------------------------------
 
 
@@ -435,10 +432,6 @@ def _text(obj: Mapping[str, Any], key: str) -> str:
 
 def _opt_int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _opt_number(value: object) -> int | None:

@@ -61,13 +61,16 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from email.utils import format_datetime
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import attrs
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.http import opt_int as _opt_int
+from payhub.adapters.gateways.http import opt_str as _opt_str
+from payhub.adapters.gateways.http import path_segment as _path
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -704,24 +707,8 @@ def _nested_id(obj: Mapping[str, Any], key: str) -> str | None:
     return _opt_str(inner.get("id")) if isinstance(inner, dict) else None
 
 
-def _path(identifier: str) -> str:
-    return quote(identifier, safe="")
-
-
 def _text(obj: Mapping[str, Any], key: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str):
         raise _unexpected(None)
     return value
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _opt_int(value: object) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None

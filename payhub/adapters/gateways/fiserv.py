@@ -53,6 +53,8 @@ import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp, json_body
+from payhub.adapters.gateways.http import opt_int as _opt_int
+from payhub.adapters.gateways.http import opt_str as _opt_str
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -473,15 +475,3 @@ def _text(obj: Mapping[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise _unexpected(None)
     return value
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _opt_int(value: object) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None

@@ -43,13 +43,15 @@ import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import quote
 
 import attrs
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.http import opt_int as _opt_int
+from payhub.adapters.gateways.http import opt_str as _opt_str
+from payhub.adapters.gateways.http import path_segment as _path
 from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
@@ -451,24 +453,8 @@ def _scrub(message: object) -> str | None:
     return _ID_LIKE.sub("[redacted]", message)[:300]
 
 
-def _path(identifier: str) -> str:
-    return quote(identifier, safe="")
-
-
 def _text(obj: Mapping[str, Any], key: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str):
         raise _unexpected(None)
     return value
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _opt_int(value: object) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None

@@ -56,13 +56,13 @@ import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote
 
 import attrs
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import default_client, json_body
+from payhub.adapters.gateways.http import path_segment as _path
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -437,10 +437,6 @@ def _id(reference: str) -> int:
     if not reference.isdigit():
         raise GatewayError("Helcim has no transaction with that reference", gateway=GATEWAY)
     return int(reference)
-
-
-def _path(identifier: str) -> str:
-    return quote(identifier, safe="")
 
 
 # --- answers ---------------------------------------------------------------------------------

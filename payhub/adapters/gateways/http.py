@@ -9,6 +9,7 @@ failures and 5xx answers into ``GatewayUnavailable`` and 401/403 into
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import attrs
 import httpx
@@ -18,6 +19,25 @@ from payhub.domain.payments import GatewayCredentialsRejected, GatewayTimeout, G
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 _JSON = msgspec.json.Encoder(decimal_format="number")
+
+
+def path_segment(identifier: str) -> str:
+    """A gateway id made safe to put in a URL path (nothing it holds can add a segment)."""
+    return quote(identifier, safe="")
+
+
+def opt_str(value: object) -> str | None:
+    """A JSON field that should be a string, or None."""
+    return value if isinstance(value, str) else None
+
+
+def opt_int(value: object) -> int | None:
+    """A JSON field that should be an integer (or a string of digits), or None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
 
 
 def json_body(payload: Any) -> bytes:

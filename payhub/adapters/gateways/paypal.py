@@ -51,12 +51,12 @@ import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote
 
 import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.http import path_segment as _path
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -638,10 +638,6 @@ def _custom_id(key: str) -> str:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def _path(identifier: str) -> str:
-    return quote(identifier, safe="")
 
 
 def _expiry(value: object) -> tuple[int | None, int | None]:

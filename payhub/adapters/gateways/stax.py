@@ -49,12 +49,12 @@ import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import default_client, json_body
+from payhub.adapters.gateways.http import path_segment as _path
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -302,10 +302,6 @@ def stax_idempotency_id(key: str) -> str:
     if len(key) <= _ID_MAX:
         return key
     return "payhub-" + hashlib.sha256(key.encode()).hexdigest()
-
-
-def _path(identifier: str) -> str:
-    return quote(identifier, safe="")
 
 
 # --- answers ---------------------------------------------------------------------------------

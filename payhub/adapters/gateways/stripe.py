@@ -67,6 +67,7 @@ import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.http import opt_str as _opt_str
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -632,10 +633,6 @@ def _int(obj: Mapping[str, Any], key: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise _unexpected(None)
     return value
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _opt_int(value: object) -> int | None:
