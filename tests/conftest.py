@@ -53,6 +53,13 @@ def api_headers(key: str) -> dict[str, str]:
     return {"X-Api-Key": key}
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every browser test is also ``slow``: the README's everyday command leaves them to CI."""
+    for item in items:
+        if item.get_closest_marker("browser") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Litestar 2.25 warns, once per handler and app, about the inferred parameter style that
     # Litestar 3 drops; hundreds of identical lines would bury real failures. Moving the
