@@ -20,11 +20,18 @@ from litestar.testing import TestClient
 from payhub import Environment, PayHub
 from payhub.adapters.system import FixedClock
 from payhub.domain.accounts import Provider
-from tests.pg import isolated_schema, postgres_url_or_skip
+from tests.templates import (
+    PostgresTemplate,
+    postgres_migrated,
+    postgres_template_session,
+    sqlite_migrated,
+    sqlite_template_session,
+)
 
 # Stores every hub-based test runs against: the embedded default and PostgreSQL, each test
-# in its own schema (tests/pg.py). Without a reachable PostgreSQL the second is skipped
-# with the reason, or fails under CI=true.
+# on an already migrated store of its own (a copied SQLite file; the test process's schema,
+# emptied after each test: tests/templates.py). Without a reachable PostgreSQL the second is
+# skipped with the reason, or fails under CI=true.
 STORES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 START = datetime(2025, 3, 14, 9, 26, 53, tzinfo=UTC)
@@ -79,13 +86,23 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
+@pytest.fixture(scope="session")
+def _postgres_template() -> Iterator[PostgresTemplate]:
+    yield from postgres_template_session()
+
+
+@pytest.fixture(scope="session")
+def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sqlite_template_session(tmp_path_factory)
+
+
 @pytest.fixture(params=STORES)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated store no other test sees (see tests/templates.py)."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'payhub.db'}"
+        yield sqlite_migrated(tmp_path, request)
     elif request.param == "postgres":
-        with isolated_schema(postgres_url_or_skip()) as url:
-            yield url
+        yield from postgres_migrated(request)
     else:
         raise pytest.UsageError(f"no store called {request.param!r}")
 

@@ -10,6 +10,7 @@ import pytest
 from payhub.adapters.storage import open_store
 from payhub.ports import Store
 from tests.pg import isolated_schema, postgres_url_or_skip
+from tests.templates import postgres_migrated, sqlite_migrated
 
 KINDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -34,10 +35,19 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from _location(request.param, tmp_path, create=False)
 
 
+@pytest.fixture(params=KINDS)
+def migrated_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated database of the test's own (a copied file, or a schema emptied after)."""
+    if request.param == "sqlite":
+        yield sqlite_migrated(tmp_path, request)
+    else:
+        yield from postgres_migrated(request)
+
+
 @pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
+def store(migrated_url: str) -> Iterator[Store]:
     """A migrated store, closed after the test."""
-    opened = open_store(store_url)
-    opened.migrate()
+    opened = open_store(migrated_url)
+    opened.migrate()  # finds every migration applied: the contract holds for a reopened store
     yield opened
     opened.close()
