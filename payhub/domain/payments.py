@@ -293,46 +293,57 @@ def settle_pending(tx: Transaction, result: GatewayResult, at: datetime) -> bool
     judged by ``result.refunded`` where the adapter reports it, since a payment that is still
     ``captured`` may have one refund done and another pending.
     """
-    status = result.status
-    if tx.status is TxStatus.CAPTURE_PENDING:
-        if status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
-            if result.captured is not None and result.captured.amount > 0:
-                tx.captured = min(result.captured, tx.amount)
-            tx.status = TxStatus.CAPTURED
-        elif status in (GatewayStatus.VOIDED, GatewayStatus.DECLINED):
-            tx.captured = Money.zero(tx.amount.currency)
-            tx.status = TxStatus.VOIDED if status is GatewayStatus.VOIDED else TxStatus.FAILED
-        else:
-            return False
-    elif tx.status is TxStatus.VOID_PENDING:
-        if status is GatewayStatus.VOIDED:
-            tx.status = TxStatus.VOIDED
-        elif status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
-            tx.captured = result.captured or tx.amount
-            tx.status = TxStatus.CAPTURED
-        else:
-            return False
-    elif tx.status is TxStatus.REFUND_PENDING:
-        done = result.refunded
-        if done is None:
-            if status is not GatewayStatus.REFUNDED:
-                return False
-            done = tx.refunded
-        if done >= tx.refunded:
-            tx.refunded = min(done, tx.captured)
-        elif status is GatewayStatus.PENDING:
-            return False  # still under way
-        else:
-            tx.refunded = done  # the gateway refused it: release what was reserved
-        if tx.refunded.amount == 0:
-            tx.status = TxStatus.CAPTURED
-        else:
-            tx.status = (
-                TxStatus.REFUNDED if tx.refunded == tx.captured else TxStatus.PARTIALLY_REFUNDED
-            )
-    else:
+    settle = {
+        TxStatus.CAPTURE_PENDING: _settle_capture,
+        TxStatus.VOID_PENDING: _settle_void,
+        TxStatus.REFUND_PENDING: _settle_refund,
+    }.get(tx.status)
+    if settle is None or not settle(tx, result):
         return False
     tx.updated_at = at
+    return True
+
+
+def _settle_capture(tx: Transaction, result: GatewayResult) -> bool:
+    if result.status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
+        if result.captured is not None and result.captured.amount > 0:
+            tx.captured = min(result.captured, tx.amount)
+        tx.status = TxStatus.CAPTURED
+    elif result.status in (GatewayStatus.VOIDED, GatewayStatus.DECLINED):
+        tx.captured = Money.zero(tx.amount.currency)
+        tx.status = TxStatus.VOIDED if result.status is GatewayStatus.VOIDED else TxStatus.FAILED
+    else:
+        return False  # still authorized or pending: the capture is under way
+    return True
+
+
+def _settle_void(tx: Transaction, result: GatewayResult) -> bool:
+    if result.status is GatewayStatus.VOIDED:
+        tx.status = TxStatus.VOIDED
+    elif result.status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
+        tx.captured = result.captured or tx.amount
+        tx.status = TxStatus.CAPTURED
+    else:
+        return False
+    return True
+
+
+def _settle_refund(tx: Transaction, result: GatewayResult) -> bool:
+    done = result.refunded
+    if done is None:
+        if result.status is not GatewayStatus.REFUNDED:
+            return False  # no amount reported: only "refunded" in full says it is done
+        done = tx.refunded
+    if done >= tx.refunded:
+        tx.refunded = min(done, tx.captured)
+    elif result.status is GatewayStatus.PENDING:
+        return False  # still under way
+    else:
+        tx.refunded = done  # the gateway refused it: release what was reserved
+    if tx.refunded.amount == 0:
+        tx.status = TxStatus.CAPTURED
+    else:
+        tx.status = TxStatus.REFUNDED if tx.refunded == tx.captured else TxStatus.PARTIALLY_REFUNDED
     return True
 
 
