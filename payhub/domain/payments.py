@@ -334,10 +334,17 @@ def _settle_refund(tx: Transaction, result: GatewayResult) -> bool:
         if result.status is not GatewayStatus.REFUNDED:
             return False  # no amount reported: only "refunded" in full says it is done
         done = tx.refunded
+    in_flight = result.refunding or Money.zero(tx.amount.currency)
     if done >= tx.refunded:
         tx.refunded = min(done, tx.captured)
-    elif result.status is GatewayStatus.PENDING:
+    elif result.status is GatewayStatus.PENDING or (
+        in_flight.amount > 0 and done + in_flight >= tx.refunded
+    ):
         return False  # still under way
+    elif in_flight.amount > 0:
+        # One refund failed while another is still under way: release the failed one only.
+        tx.refunded = done + in_flight
+        return True
     else:
         tx.refunded = done  # the gateway refused it: release what was reserved
     if tx.refunded.amount == 0:
@@ -425,6 +432,7 @@ class GatewayResult:
     # refund be settled exactly (``settle_pending``). ``None``: not reported.
     captured: Money | None = None
     refunded: Money | None = None
+    refunding: Money | None = None  # refunds the gateway accepted and has not finished
 
 
 @attrs.frozen

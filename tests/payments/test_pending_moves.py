@@ -202,3 +202,23 @@ def test_a_pending_void_settles_as_voided(
     assert client.post(f"{base}/capture", headers=shop).status_code == 409
     accepting.reported = report(GatewayStatus.VOIDED)
     assert client.get(f"{base}?refresh=true", headers=shop).json()["status"] == "Voided"
+
+
+def test_refunds_still_in_flight_keep_it_pending_and_a_failed_one_is_released(
+    client: Client, shop: dict[str, str], hub: PayHub, accepting: AcceptingGateway
+) -> None:
+    tx_id, base = _sale(client, shop)
+    client.post(f"{base}/refund", json={"amount": {"value": 10, "currency": "USD"}}, headers=shop)
+
+    # The gateway counts 10 as being refunded, none finished: still pending.
+    accepting.reported = report(
+        GatewayStatus.CAPTURED, refunded=usd("0.00"), refunding=usd("10.00")
+    )
+    assert client.get(f"{base}?refresh=true", headers=shop).json()["status"] == "RefundPending"
+    # It failed: nothing refunded, nothing in flight, the 10 are refundable again.
+    accepting.reported = report(GatewayStatus.CAPTURED, refunded=usd("0.00"))
+    back = client.get(f"{base}?refresh=true", headers=shop).json()
+    assert (back["status"], back["refundedAmount"]["value"]) == ("Captured", 0)
+    tx, events = ledger(hub, tx_id)
+    assert tx.refundable.amount == Decimal("25.00")
+    assert [e.outcome.value for e in events][-3:] == ["pending", "succeeded", "succeeded"]
