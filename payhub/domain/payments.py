@@ -7,6 +7,9 @@ A transaction is one charge and everything that happens to it afterwards::
         +--void--> Voided       exceed what was captured)
     Submitted (ACH debit sent, not settled) --refund--> …   Failed (declined or errored)
     Unknown (the gateway timed out) --status--> whatever the gateway says
+    CapturePending / RefundPending / VoidPending: the gateway *accepted* the move and finishes
+        it later (Checkout.com's 202s, Square's PENDING refunds, a sale answered Authorized);
+        the amounts stay reserved and a status read settles it (``settle_pending``)
 
 Every move is checked here before a gateway is called: an illegal one is a ``Conflict``
 and the gateway never hears of it.
@@ -40,6 +43,11 @@ class TxStatus(StrEnum):
     VOIDED = "Voided"
     FAILED = "Failed"
     UNKNOWN = "Unknown"  # the gateway did not answer in time; a status call settles it
+    # The gateway accepted a move and finishes it later; the amount stays reserved, nothing
+    # else may happen to the transaction until a status read settles it.
+    CAPTURE_PENDING = "CapturePending"
+    REFUND_PENDING = "RefundPending"
+    VOID_PENDING = "VoidPending"
 
 
 class GatewayStatus(StrEnum):
@@ -176,6 +184,7 @@ class Outcome(StrEnum):
     FAILED = "failed"
     UNKNOWN = "unknown"
     RETURNED = "returned"  # an ACH debit came back after submission; recorded, not acted on
+    PENDING = "pending"  # the gateway accepted the move and finishes it later
 
 
 @attrs.frozen
@@ -195,10 +204,20 @@ class TransactionEvent:
 
 
 _REFUNDABLE = {TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.PARTIALLY_REFUNDED}
+PENDING_MOVES = {TxStatus.CAPTURE_PENDING, TxStatus.REFUND_PENDING, TxStatus.VOID_PENDING}
+
+
+def _not_while_pending(tx: Transaction) -> None:
+    if tx.status in PENDING_MOVES:
+        raise Conflict(
+            f"the gateway has not finished the last move (this transaction is {tx.status});"
+            " read it with ?refresh=true to settle it first"
+        )
 
 
 def check_capture(tx: Transaction, amount: Money | None, gateway: GatewayInfo) -> Money:
     """The amount to capture (all of it when ``None``), or why not."""
+    _not_while_pending(tx)
     if tx.status is not TxStatus.AUTHORIZED:
         raise Conflict(f"only an Authorized transaction can be captured; this one is {tx.status}")
     wanted = tx.amount if amount is None else amount
@@ -212,6 +231,7 @@ def check_capture(tx: Transaction, amount: Money | None, gateway: GatewayInfo) -
 
 
 def check_refund(tx: Transaction, amount: Money | None) -> Money:
+    _not_while_pending(tx)
     if tx.status not in _REFUNDABLE:
         raise Conflict(f"only a captured transaction can be refunded; this one is {tx.status}")
     wanted = tx.refundable if amount is None else amount
@@ -225,6 +245,7 @@ def check_refund(tx: Transaction, amount: Money | None) -> Money:
 
 
 def check_void(tx: Transaction) -> None:
+    _not_while_pending(tx)
     if tx.status is not TxStatus.AUTHORIZED:
         raise Conflict(
             f"only an Authorized transaction can be voided; this one is {tx.status}"
@@ -247,6 +268,90 @@ def after_refund(tx: Transaction, amount: Money, at: datetime) -> None:
 def after_void(tx: Transaction, at: datetime) -> None:
     tx.status = TxStatus.VOIDED
     tx.updated_at = at
+
+
+_PENDING_OF = {
+    "capture": TxStatus.CAPTURE_PENDING,
+    "refund": TxStatus.REFUND_PENDING,
+    "void": TxStatus.VOID_PENDING,
+}
+
+
+def mark_pending(tx: Transaction, move: str, at: datetime) -> None:
+    """The gateway accepted ``move`` (capture, refund, void) but has not finished it: the
+    reservation already made stays (so nothing can be captured or refunded twice) and the
+    transaction waits for a status read."""
+    tx.status = _PENDING_OF[move]
+    tx.updated_at = at
+
+
+def settle_pending(tx: Transaction, result: GatewayResult, at: datetime) -> bool:
+    """Apply a status read to a transaction with a pending move; true when it changed.
+
+    The gateway's word decides: the move finished (status moves on, the reservation stands),
+    is still under way (nothing changes), or failed (the reservation is released). Refunds are
+    judged by ``result.refunded`` where the adapter reports it, since a payment that is still
+    ``captured`` may have one refund done and another pending.
+    """
+    settle = {
+        TxStatus.CAPTURE_PENDING: _settle_capture,
+        TxStatus.VOID_PENDING: _settle_void,
+        TxStatus.REFUND_PENDING: _settle_refund,
+    }.get(tx.status)
+    if settle is None or not settle(tx, result):
+        return False
+    tx.updated_at = at
+    return True
+
+
+def _settle_capture(tx: Transaction, result: GatewayResult) -> bool:
+    if result.status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
+        if result.captured is not None and result.captured.amount > 0:
+            tx.captured = min(result.captured, tx.amount)
+        tx.status = TxStatus.CAPTURED
+    elif result.status in (GatewayStatus.VOIDED, GatewayStatus.DECLINED):
+        tx.captured = Money.zero(tx.amount.currency)
+        tx.status = TxStatus.VOIDED if result.status is GatewayStatus.VOIDED else TxStatus.FAILED
+    else:
+        return False  # still authorized or pending: the capture is under way
+    return True
+
+
+def _settle_void(tx: Transaction, result: GatewayResult) -> bool:
+    if result.status is GatewayStatus.VOIDED:
+        tx.status = TxStatus.VOIDED
+    elif result.status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
+        tx.captured = result.captured or tx.amount
+        tx.status = TxStatus.CAPTURED
+    else:
+        return False
+    return True
+
+
+def _settle_refund(tx: Transaction, result: GatewayResult) -> bool:
+    done = result.refunded
+    if done is None:
+        if result.status is not GatewayStatus.REFUNDED:
+            return False  # no amount reported: only "refunded" in full says it is done
+        done = tx.refunded
+    in_flight = result.refunding or Money.zero(tx.amount.currency)
+    if done >= tx.refunded:
+        tx.refunded = min(done, tx.captured)
+    elif result.status is GatewayStatus.PENDING or (
+        in_flight.amount > 0 and done + in_flight >= tx.refunded
+    ):
+        return False  # still under way
+    elif in_flight.amount > 0:
+        # One refund failed while another is still under way: release the failed one only.
+        tx.refunded = done + in_flight
+        return True
+    else:
+        tx.refunded = done  # the gateway refused it: release what was reserved
+    if tx.refunded.amount == 0:
+        tx.status = TxStatus.CAPTURED
+    else:
+        tx.status = TxStatus.REFUNDED if tx.refunded == tx.captured else TxStatus.PARTIALLY_REFUNDED
+    return True
 
 
 def status_from_gateway(result: GatewayStatus, method: MethodType) -> TxStatus:
@@ -323,6 +428,11 @@ class GatewayResult:
     decline_code: str | None = None
     message: str | None = None
     support: dict[str, str] = attrs.field(factory=dict)
+    # What a status read says is done, where the gateway reports it: lets a pending capture or
+    # refund be settled exactly (``settle_pending``). ``None``: not reported.
+    captured: Money | None = None
+    refunded: Money | None = None
+    refunding: Money | None = None  # refunds the gateway accepted and has not finished
 
 
 @attrs.frozen

@@ -123,7 +123,13 @@ NUMBER_ATTEMPTS = 1000
 MEMO_MAX = 500
 ATTEMPT_ID_MAX = 100
 RESERVATION_STALE_AFTER = timedelta(minutes=15)
-_SUCCEEDED = {TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.AUTHORIZED}
+# A sale the gateway captures later (CapturePending) has moved the money as far as payhub can.
+_SUCCEEDED = {
+    TxStatus.CAPTURED,
+    TxStatus.SUBMITTED,
+    TxStatus.AUTHORIZED,
+    TxStatus.CAPTURE_PENDING,
+}
 
 
 @attrs.frozen

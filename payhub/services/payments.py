@@ -27,6 +27,7 @@ from payhub.domain.payments import (
     GatewayCredentials,
     GatewayError,
     GatewayResult,
+    GatewayStatus,
     GatewayTimeout,
     MethodType,
     Outcome,
@@ -40,7 +41,9 @@ from payhub.domain.payments import (
     check_capture,
     check_refund,
     check_void,
+    mark_pending,
     parse_amount,
+    settle_pending,
     status_from_gateway,
 )
 from payhub.ports import FindsLostCharges, Gateway, UnitOfWork
@@ -270,11 +273,21 @@ class Payments:
         with self._d.store.unit_of_work() as uow:
             tx.gateway_reference = result.reference
             tx.status = status_from_gateway(result.status, tx.method_type)
-            if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
+            outcome = Outcome.SUCCEEDED
+            if (
+                kind is EventKind.CHARGE
+                and tx.status is TxStatus.AUTHORIZED
+                and tx.method_type is MethodType.CARD
+            ):
+                # Asked for a sale, the gateway only authorized so far and captures later
+                # (Checkout.com): the capture is pending, not a plain authorization.
+                tx.status = TxStatus.CAPTURE_PENDING
+                outcome = Outcome.PENDING
+            if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.CAPTURE_PENDING):
                 tx.captured = tx.amount
             tx.updated_at = self._d.clock.now()
             uow.transactions.save(tx)
-            uow.transactions.add_event(self._event(tx, kind, Outcome.SUCCEEDED, tx.amount, result))
+            uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
             return self._view(uow, tx)
 
     def _record_charge_failure(self, tx: Transaction, kind: EventKind, error: GatewayError) -> None:
@@ -334,7 +347,14 @@ class Payments:
                 uow.transactions.add_event(self._event(tx, kind, outcome, amount, error=error))
             raise
         with self._d.store.unit_of_work() as uow:
-            uow.transactions.add_event(self._event(tx, kind, Outcome.SUCCEEDED, amount, result))
+            outcome = Outcome.SUCCEEDED
+            if result.status is GatewayStatus.PENDING:
+                # Accepted, not finished: the reservation stands and a status read settles it.
+                outcome = Outcome.PENDING
+                tx = uow.transactions.get(tx.merchant_id, tx.id, for_update=True) or tx
+                mark_pending(tx, kind.value, self._d.clock.now())
+                uow.transactions.save(tx)
+            uow.transactions.add_event(self._event(tx, kind, outcome, amount, result))
             return self._view(uow, tx)
 
     def capture(
@@ -409,8 +429,9 @@ class Payments:
     def refresh(self, gateway_name: str, transaction_id: str) -> TransactionView:
         """Ask the gateway for the transaction's state and record what it says.
 
-        An ``Unknown`` charge takes the gateway's word; an ACH debit reported as returned
-        is recorded in the ledger but not acted on (spec: ACH).
+        An ``Unknown`` charge takes the gateway's word; a pending capture, refund or void is
+        settled by it (``settle_pending``); an ACH debit reported as returned is recorded in
+        the ledger but not acted on (spec: ACH).
         """
         info = self._info(gateway_name, field="gateway")
         with self._d.store.unit_of_work() as uow:
@@ -439,6 +460,8 @@ class Payments:
                 if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
                     tx.captured = tx.amount
                 tx.updated_at = self._d.clock.now()
+                uow.transactions.save(tx)
+            elif settle_pending(tx, result, self._d.clock.now()):
                 uow.transactions.save(tx)
             elif tx.status is TxStatus.SUBMITTED and result.decline_code == "ach_returned":
                 outcome = Outcome.RETURNED

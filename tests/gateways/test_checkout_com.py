@@ -59,7 +59,14 @@ def charge(amount: Money, token: str, capture: bool = True, key: str = "k-1") ->
 def test_sale(gateway: CheckoutComGateway, fake: FakeCheckoutCom) -> None:
     result = gateway.charge(SANDBOX, charge(usd("10.05"), fake.token()))
 
-    assert (result.status, result.amount) == (GatewayStatus.CAPTURED, usd("10.05"))
+    # Checkout.com answers a capture:true payment "Authorized" and captures it later.
+    assert (result.status, result.amount) == (GatewayStatus.AUTHORIZED, usd("10.05"))
+    assert result.support["capture"] == "pending"
+    assert gateway.status(SANDBOX, result.reference).status is GatewayStatus.AUTHORIZED
+    fake.settle()
+    settled = gateway.status(SANDBOX, result.reference)
+    assert (settled.status, settled.captured) == (GatewayStatus.CAPTURED, usd("10.05"))
+    assert fake.violations == []
     request = fake.requests[0]
     assert str(request.url) == f"{SANDBOX_BASE}/payments"
     assert request.headers["Authorization"] == f"Bearer {SANDBOX_KEY}"
@@ -76,7 +83,10 @@ def test_authorize_capture_part_then_refund(
     auth = gateway.charge(SANDBOX, charge(usd("10.00"), fake.token(), capture=False))
     assert auth.status is GatewayStatus.AUTHORIZED
 
-    gateway.capture(SANDBOX, auth.reference, usd("6.00"), "cap-1")
+    accepted = gateway.capture(SANDBOX, auth.reference, usd("6.00"), "cap-1")
+    assert accepted.status is GatewayStatus.PENDING  # 202: accepted, not done
+    assert gateway.status(SANDBOX, auth.reference).status is GatewayStatus.AUTHORIZED
+    fake.settle()
     status = gateway.status(SANDBOX, auth.reference)
     assert (status.status, status.amount) == (GatewayStatus.CAPTURED, usd("6.00"))
     assert fake.bodies(f"/payments/{auth.reference}/captures")[0] == {
@@ -85,18 +95,26 @@ def test_authorize_capture_part_then_refund(
     }
 
     gateway.refund(SANDBOX, auth.reference, usd("2.00"), "ref-1")
-    gateway.refund(SANDBOX, auth.reference, usd("4.00"), "ref-2")
+    fake.settle()
+    partly = gateway.status(SANDBOX, auth.reference)
+    assert (partly.status, partly.refunded) == (GatewayStatus.CAPTURED, usd("2.00"))
+    assert gateway.refund(SANDBOX, auth.reference, usd("4.00"), "ref-2").status is (
+        GatewayStatus.PENDING
+    )
+    fake.settle()
     assert gateway.status(SANDBOX, auth.reference).status is GatewayStatus.REFUNDED
 
 
 def test_capture_in_full_and_void(gateway: CheckoutComGateway, fake: FakeCheckoutCom) -> None:
     auth = gateway.charge(SANDBOX, charge(usd("8.00"), fake.token(), capture=False, key="a"))
-    assert (
-        gateway.capture(SANDBOX, auth.reference, usd("8.00"), "c").status is GatewayStatus.CAPTURED
+    assert gateway.capture(SANDBOX, auth.reference, usd("8.00"), "c").status is (
+        GatewayStatus.PENDING
     )
     other = gateway.charge(SANDBOX, charge(usd("7.00"), fake.token(), capture=False, key="b"))
 
-    assert gateway.void(SANDBOX, other.reference, "v").status is GatewayStatus.VOIDED
+    assert gateway.void(SANDBOX, other.reference, "v").status is GatewayStatus.PENDING
+    fake.settle()
+    assert gateway.status(SANDBOX, auth.reference).status is GatewayStatus.CAPTURED
     assert gateway.status(SANDBOX, other.reference).status is GatewayStatus.VOIDED
     with pytest.raises(GatewayError, match="does not allow this capture"):
         gateway.capture(SANDBOX, other.reference, usd("7.00"), "c2")
@@ -184,7 +202,7 @@ def test_save_and_charge_a_card(gateway: CheckoutComGateway, fake: FakeCheckoutC
         gateway_customer_ref=saved.gateway_customer_ref,
     )
     result = gateway.charge(SANDBOX, ChargeRequest(usd("9.00"), source, True, "m-1"))
-    assert result.status is GatewayStatus.CAPTURED
+    assert result.status is GatewayStatus.AUTHORIZED  # captured asynchronously
     body = fake.bodies("/payments")[0]
     assert body["source"] == {"type": "id", "id": saved.method_ref}
     assert (body["payment_type"], body["merchant_initiated"]) == ("Unscheduled", True)
@@ -259,6 +277,69 @@ def test_charge_over_http(
         assert merchant is not None
         tx = uow.transactions.get(merchant.id, body["transactionId"])
     assert tx is not None
-    assert (tx.status, tx.amount) == (TxStatus.CAPTURED, usd("25.05"))
+    # A sale Checkout.com answered "Authorized" is a pending capture, never an authorization.
+    assert body["status"] == "CapturePending"
+    assert (tx.status, tx.amount, tx.captured) == (
+        TxStatus.CAPTURE_PENDING,
+        usd("25.05"),
+        usd("25.05"),
+    )
     assert fake.payments[tx.gateway_reference or ""]["amount"] == 2505
     assert SANDBOX_KEY not in response.text
+    base = f"/api/payments/checkout-com/transactions/{body['transactionId']}"
+    assert client.post(f"{base}/capture", headers=headers).status_code == 409
+    unchanged = client.get(f"{base}?refresh=true", headers=headers).json()
+    assert unchanged["status"] == "CapturePending"
+    fake.settle()
+    settled = client.get(f"{base}?refresh=true", headers=headers).json()
+    assert (settled["status"], settled["capturedAmount"]["value"]) == ("Captured", 25.05)
+
+    # A refund is answered 202: pending until Checkout.com has done it.
+    refund = client.post(
+        f"{base}/refund", json={"amount": {"value": 5, "currency": "USD"}}, headers=headers
+    ).json()
+    assert (refund["status"], refund["refundedAmount"]["value"]) == ("RefundPending", 5)
+    assert client.post(f"{base}/refund", headers=headers).status_code == 409
+    fake.settle()
+    done = client.get(f"{base}?refresh=true", headers=headers).json()
+    assert (done["status"], done["refundedAmount"]["value"]) == ("PartiallyRefunded", 5)
+    assert fake.violations == []
+
+
+def test_an_authorization_captured_and_voided_over_http_settles_on_refresh(
+    client: TestClient[Litestar],
+    hub: PayHub,
+    fake: FakeCheckoutCom,
+    sandbox_provider: Account,
+    make_merchant: Callable[..., dict[str, Any]],
+) -> None:
+    make_merchant(sandbox_provider, "shop-cko")
+    client.put(
+        "/api/merchant-accounts/shop-cko/credentials/checkout-com",
+        json={"apiSecret": SANDBOX_KEY, "environment": "Sandbox", "enabled": True},
+        headers=sandbox_provider.headers,
+    )
+    headers = {**sandbox_provider.headers, "X-Merchant-Reference": "shop-cko"}
+
+    def authorize() -> str:
+        made = client.post(
+            "/api/payments/charge",
+            json={
+                "amount": {"value": 10, "currency": "USD"},
+                "gatewayName": "checkout-com",
+                "paymentMethodToken": fake.token(),
+                "capture": False,
+            },
+            headers=headers,
+        )
+        assert made.json()["status"] == "Authorized", made.text
+        return f"/api/payments/checkout-com/transactions/{made.json()['transactionId']}"
+
+    captured, voided = authorize(), authorize()
+    assert client.post(f"{captured}/capture", headers=headers).json()["status"] == (
+        "CapturePending"
+    )
+    assert client.post(f"{voided}/void", headers=headers).json()["status"] == "VoidPending"
+    fake.settle()
+    assert client.get(f"{captured}?refresh=true", headers=headers).json()["status"] == "Captured"
+    assert client.get(f"{voided}?refresh=true", headers=headers).json()["status"] == "Voided"

@@ -229,7 +229,7 @@ def test_status_of_an_authorization(gateway: StripeGateway, fake: FakeStripe) ->
     assert (status.status, status.amount) == (GatewayStatus.AUTHORIZED, usd("15.00"))
     get = fake.requests[-1]
     assert get.method == "GET"
-    assert get.url.params.get_list("expand[]") == ["latest_charge"]
+    assert get.url.params.get_list("expand[]") == ["latest_charge.refunds"]
     assert "Idempotency-Key" not in get.headers
 
 

@@ -53,6 +53,10 @@ Reference (checked 2026-11):
 - https://github.com/braintree/graphql-api/blob/master/schema.graphql (types, enums, inputs)
 - https://github.com/braintree/braintree_python (util/graphql_client.py: errorClass values;
   error_codes.py: legacy validation codes)
+
+Every document here is checked in the tests with graphql-core's document rules
+(tests/gateways/contracts/braintree): each defines only the fragments and variables it uses,
+which Braintree enforces (a refund once carried an unused fragment and would have been refused).
 """
 
 from __future__ import annotations
@@ -88,8 +92,14 @@ LIVE_URL = "https://payments.braintree-api.com/graphql"
 API_VERSION = "2024-08-27"
 NAME = "braintree"
 
-_TRANSACTION_FIELDS = """
+# A document may define only the fragments it uses (GraphQL's "NoUnusedFragments" rule;
+# Braintree refuses the whole request otherwise), so the refund fragment stands alone.
+_REFUND_FIELDS = """
 fragment PayhubRefund on Refund { id orderId status amount { value currencyCode } }
+"""
+_TRANSACTION_FIELDS = (
+    _REFUND_FIELDS
+    + """
 fragment PayhubTransaction on Transaction {
   id
   orderId
@@ -113,6 +123,7 @@ fragment PayhubTransaction on Transaction {
   }
 }
 """
+)
 
 
 def _transaction_mutation(field: str, input_type: str) -> str:
@@ -130,7 +141,7 @@ _CAPTURE = _transaction_mutation("captureTransaction", "CaptureTransactionInput"
 _REFUND = (
     "mutation RefundTransaction($input: RefundTransactionInput!) {\n"
     "  refundTransaction(input: $input) { clientMutationId refund { ...PayhubRefund } }\n"
-    "}\n" + _TRANSACTION_FIELDS
+    "}\n" + _REFUND_FIELDS
 )
 _REVERSE = (
     "mutation ReverseTransaction($input: ReverseTransactionInput!) {\n"

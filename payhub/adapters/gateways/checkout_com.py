@@ -26,8 +26,13 @@ Choices: the secret key's prefix must match the account's mode (``sk_sbox_``/``s
 in a sandbox); ``processingChannelId`` (required on current accounts) is sent when set;
 payhub's key (hashed beyond 64 characters) is the ``Cko-Idempotency-Key`` of every POST and the
 payment's ``reference``; saved cards are charged as merchant-initiated ``Unscheduled`` payments.
-Actions (capture, refund, void) are accepted (202) and processed asynchronously; the adapter
-reports them as done and ``status`` reads the payment back.
+Checkout.com works asynchronously, and the adapter says so (issue 14): a ``capture: true``
+payment is answered ``Authorized`` and captured later, so that sale comes back ``authorized``
+with ``capture_pending`` in its note (payhub records a *pending capture*, not an authorization);
+captures, refunds and voids are answered 202, "accepted", and come back ``pending``. ``status``
+reads the payment and its ``balances`` (``total_captured``, ``total_refunded``), which is what
+settles a pending move. Request bodies are checked in the tests against checkout-sdk's request
+classes and enums (tests/gateways/contracts/checkout_com).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
@@ -136,6 +142,9 @@ class CheckoutComGateway:
             creds, "POST", "/payments", body, request.idempotency_key, method=True
         )
         result = _payment_result(payment, request_id, code, request.amount)
+        if request.capture and result.status is GatewayStatus.AUTHORIZED:
+            # Checkout.com captures ``capture: true`` payments asynchronously: accepted, not done.
+            result = attrs.evolve(result, support={**result.support, "capture": "pending"})
         if result.status is GatewayStatus.DECLINED:
             raise Declined(
                 f"Checkout.com declined the payment ({result.decline_code})",
@@ -156,21 +165,17 @@ class CheckoutComGateway:
     def capture(
         self, creds: GatewayCredentials, reference: str, amount: Money, idempotency_key: str
     ) -> GatewayResult:
-        return self._action(
-            creds, reference, "captures", amount, idempotency_key, GatewayStatus.CAPTURED
-        )
+        return self._action(creds, reference, "captures", amount, idempotency_key)
 
     def refund(
         self, creds: GatewayCredentials, reference: str, amount: Money, idempotency_key: str
     ) -> GatewayResult:
-        return self._action(
-            creds, reference, "refunds", amount, idempotency_key, GatewayStatus.REFUNDED
-        )
+        return self._action(creds, reference, "refunds", amount, idempotency_key)
 
     def void(
         self, creds: GatewayCredentials, reference: str, idempotency_key: str
     ) -> GatewayResult:
-        return self._action(creds, reference, "voids", None, idempotency_key, GatewayStatus.VOIDED)
+        return self._action(creds, reference, "voids", None, idempotency_key)
 
     def status(self, creds: GatewayCredentials, reference: str) -> GatewayResult:
         code, payment, request_id = self._send(
@@ -219,8 +224,9 @@ class CheckoutComGateway:
         kind: str,
         amount: Money | None,
         idempotency_key: str,
-        done: GatewayStatus,
     ) -> GatewayResult:
+        """A capture, refund or void: Checkout.com answers 202, accepted and finished later,
+        so the result is ``pending`` until a status read shows it done."""
         body: dict[str, Any] = {"reference": _key(idempotency_key)}
         if amount is not None:
             body["amount"] = cko_amount(amount)["amount"]
@@ -230,9 +236,9 @@ class CheckoutComGateway:
         note = {"action_id": _opt(answer.get("action_id")) or "", "request_id": request_id or ""}
         return GatewayResult(
             reference=reference,
-            status=done,
+            status=GatewayStatus.PENDING,
             amount=amount or Money.zero("USD"),
-            message=f"Checkout.com accepted the {kind[:-1]}",
+            message=f"Checkout.com accepted the {kind[:-1]}; it finishes it asynchronously",
             support={k: v for k, v in note.items() if v},
         )
 
@@ -310,10 +316,12 @@ def _payment_result(
     if currency and isinstance(units, int):
         amount = Money.of(Decimal(units).scaleb(-minor_unit_exponent(currency)), currency)
     balances = payment.get("balances")
-    if isinstance(balances, dict) and currency and mapped is GatewayStatus.CAPTURED:
-        captured = balances.get("total_captured")
-        if isinstance(captured, int) and captured > 0:
-            amount = Money.of(Decimal(captured).scaleb(-minor_unit_exponent(currency)), currency)
+    captured = refunded = None
+    if isinstance(balances, dict) and currency:
+        captured = _units(balances.get("total_captured"), currency)
+        refunded = _units(balances.get("total_refunded"), currency)
+        if mapped is GatewayStatus.CAPTURED and captured is not None and captured.amount > 0:
+            amount = captured
     if amount is None:
         raise GatewayError("Checkout.com answered in an unexpected shape", gateway=GATEWAY)
     code = _opt(payment.get("response_code"))
@@ -330,7 +338,15 @@ def _payment_result(
         decline_code=decline,
         message=_opt(payment.get("response_summary")) if decline else None,
         support=support,
+        captured=captured,
+        refunded=refunded,
     )
+
+
+def _units(value: object, currency: str) -> Money | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    return Money.of(Decimal(value).scaleb(-minor_unit_exponent(currency)), currency)
 
 
 def _error_from(

@@ -50,6 +50,12 @@ Choices a reader must know:
 - Every POST carries ``Idempotency-Key``: payhub's key for one-call operations and the key plus
   a step suffix for the calls of a multi-call operation, because Stripe refuses one key used on
   two different requests.
+
+Every request is checked in the tests against the stripe package's param TypedDicts for the
+pinned version (tests/gateways/contracts/stripe). A refund answered ``pending`` (ACH, and
+sometimes cards) comes back pending, and ``status`` reads the charge's refunds
+(``expand[]=latest_charge.refunds``) to tell finished refunds from pending ones; a refund
+answered ``failed``/``canceled`` at once is an error, never recorded as refunded.
 """
 
 from __future__ import annotations
@@ -231,12 +237,16 @@ class StripeGateway:
         )
         refund = answer.body
         status = _text(refund, "status")
-        mapped = {
-            "succeeded": GatewayStatus.REFUNDED,
-            "pending": GatewayStatus.PENDING,
-            "requires_action": GatewayStatus.PENDING,
-        }.get(status, GatewayStatus.DECLINED)
         reason = refund.get("failure_reason")
+        if status not in _REFUND_STATUSES:
+            # failed or canceled at once: the refund did not happen, so it must not be recorded.
+            raise GatewayError(
+                f"Stripe did not refund ({status}"
+                + (f": {reason})" if isinstance(reason, str) else ")"),
+                gateway=GATEWAY,
+                gateway_request_id=answer.request_id,
+            )
+        mapped = _REFUND_STATUSES[status]
         return GatewayResult(
             reference=_text(refund, "id"),
             status=mapped,
@@ -258,7 +268,8 @@ class StripeGateway:
             creds,
             "GET",
             f"/payment_intents/{_path(reference)}",
-            {"expand": ["latest_charge"]},
+            # The charge's refunds tell a finished refund from one still pending (ACH).
+            {"expand": ["latest_charge.refunds"]},
             None,
         )
         return _intent_result(answer)
@@ -481,6 +492,33 @@ def _check_key_mode(creds: GatewayCredentials) -> None:
 # --- answers ---------------------------------------------------------------------------------
 
 
+_REFUND_STATUSES = {
+    "succeeded": GatewayStatus.REFUNDED,
+    "pending": GatewayStatus.PENDING,  # ACH refunds: finished days later
+    "requires_action": GatewayStatus.PENDING,
+}
+
+
+def _refund_totals(charge: object, currency: str) -> tuple[Money | None, Money | None]:
+    """Refunded and still-refunding amounts of an expanded charge (``latest_charge.refunds``)."""
+    if not isinstance(charge, dict):
+        return None, None
+    listed = charge.get("refunds")
+    if isinstance(listed, dict) and isinstance(listed.get("data"), list):
+        done = pending = 0
+        for refund in listed["data"]:
+            if not isinstance(refund, dict):
+                continue
+            units = _opt_int(refund.get("amount")) or 0
+            if refund.get("status") == "succeeded":
+                done += units
+            elif refund.get("status") in ("pending", "requires_action"):
+                pending += units
+        return money_from_stripe(done, currency), money_from_stripe(pending, currency)
+    total = _opt_int(charge.get("amount_refunded"))
+    return (money_from_stripe(total, currency) if total is not None else None), None
+
+
 def _intent_result(answer: _Answer) -> GatewayResult:
     """Normalise a PaymentIntent (after create, capture, cancel or retrieve)."""
     intent = answer.body
@@ -491,6 +529,7 @@ def _intent_result(answer: _Answer) -> GatewayResult:
     charge = intent.get("latest_charge")
     charge_id = charge.get("id") if isinstance(charge, dict) else charge
     decline_code = message = None
+    refunded, refunding = _refund_totals(charge, currency)
     units = _int(intent, "amount")
     if status == "requires_capture":
         mapped = GatewayStatus.AUTHORIZED
@@ -520,6 +559,8 @@ def _intent_result(answer: _Answer) -> GatewayResult:
         support=answer.support(
             stripe_status=status, charge=charge_id if isinstance(charge_id, str) else None
         ),
+        refunded=refunded,
+        refunding=refunding,
     )
 
 

@@ -35,6 +35,10 @@ raises ``httpx.ReadTimeout`` before anything happens, ``lose_next_answer()`` aft
 was processed, ``forbid("refundTransaction")`` answers that field with an
 ``AUTHORIZATION`` error (HTTP 200), as for an API key whose role lacks the right.
 ``settle(id)`` does what the sandbox's ``sandboxSettleTransaction`` does.
+Every document first passes ``tests/gateways/contracts/braintree`` (graphql-core: it parses,
+defines only fragments and variables it uses, …); one that does not is answered as Braintree
+answers invalid GraphQL (HTTP 200, ``errors`` with ``errorClass: VALIDATION``, no ``data``) and
+kept in ``violations``.
 Guesses (not published): the bodies of 401 and missing-version answers, and the texts of
 errors the reference does not spell out.
 """
@@ -49,6 +53,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
+
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.braintree.validator import validate_document
 
 PUBLIC_KEY = "fake_public_key"
 PRIVATE_KEY = "fake_private_key_0123456789abcdef"
@@ -268,6 +275,7 @@ class FakeBraintree:
     def __init__(self, environment: str = "sandbox") -> None:
         self.host = HOSTS[environment]
         self.requests: list[httpx.Request] = []
+        self.violations: list[str] = []
         self.transactions: dict[str, dict[str, Any]] = {}
         self.refunds: dict[str, dict[str, Any]] = {}
         self.customers: dict[str, dict[str, Any]] = {}
@@ -364,6 +372,11 @@ class FakeBraintree:
         variables = body.get("variables") or {}
         if not isinstance(query, str) or not isinstance(variables, dict):
             return _errors(400, request_id, "A query string and a variables object are required")
+        try:
+            validate_document(query, variables)
+        except ContractViolation as violation:
+            self.violations.append(str(violation))
+            return _errors(200, request_id, str(violation))
         try:
             field = self._check_document(query, variables)
         except _Invalid as invalid:

@@ -10,17 +10,30 @@ error_type, error_codes}``; ``Cko-Idempotency-Key`` replays the first answer
 sandbox's amount triggers (https://www.checkout.com/docs/developer-resources/testing/simulate-declines
 : the last digits of the amount choose the response code, e.g. 12051 -> 20051).
 
+Checkout.com works asynchronously, and so does this fake: a ``capture: true`` payment is
+answered 201 ``Authorized`` (the capture follows), and captures, refunds and voids are answered
+202 "accepted". What ``GET /payments/{id}`` shows changes only when ``settle()`` runs (Checkout.com
+finishing its work); what a new action may do is judged against the state after everything
+accepted so far, as Checkout.com's ``available_to_*`` balances are.
+
+Every request first passes ``tests/gateways/contracts/checkout_com`` (the SDK's request classes):
+a body the SDK does not model is answered 422 ``request_invalid`` and kept in ``violations``.
+
 ``token()`` makes a single-use Frames token (``tok_…``); ``fail_next(status)`` fails the next call.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import re
 from typing import Any
 
 import httpx
+
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.checkout_com.validator import validate
 
 SANDBOX_KEY = "sk_sbox_payhubfakekey"
 LIVE_KEY = "sk_payhubfakelivekey"
@@ -47,7 +60,9 @@ class FakeCheckoutCom:
         self.keys = {SANDBOX_KEY: False, LIVE_KEY: True}
         self.requests: list[httpx.Request] = []
         self.tokens: dict[str, dict[str, Any]] = {}
-        self.payments: dict[str, dict[str, Any]] = {}
+        self.payments: dict[str, dict[str, Any]] = {}  # the state once all work is done
+        self.shown: dict[str, dict[str, Any]] = {}  # what GET answers until settle()
+        self.violations: list[str] = []
         self.customers: dict[str, dict[str, Any]] = {}
         self.instruments: dict[str, dict[str, Any]] = {}
         self._idempotency: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
@@ -74,6 +89,11 @@ class FakeCheckoutCom:
             if r.url.path == path and r.method == "POST"
         ]
 
+    def settle(self) -> None:
+        """Checkout.com finishes the captures, refunds and voids it accepted."""
+        for payment_id, payment in self.payments.items():
+            self.shown[payment_id] = copy.deepcopy(payment)
+
     def _id(self, prefix: str) -> str:
         return f"{prefix}_{next(self._ids):026d}"
 
@@ -91,6 +111,11 @@ class FakeCheckoutCom:
             if live is None or self.keys.get(key) != live:
                 return httpx.Response(401, headers=headers)
             body = json.loads(request.content) if request.content else {}
+            try:
+                validate(request.method, request.url.path, body or None)
+            except ContractViolation as violation:
+                self.violations.append(str(violation))
+                raise ApiError(422, "request_invalid") from None
             idem = request.headers.get("Cko-Idempotency-Key")
             if request.method == "POST" and idem:
                 saved = self._idempotency.get((key, idem))
@@ -133,7 +158,7 @@ class FakeCheckoutCom:
         if payment is None or payment["live"] != live:
             raise ApiError(404)
         if method == "GET" and match.group(2) is None:
-            return 200, _public(payment)
+            return 200, _details(self.shown[payment["id"]])
         if method == "POST" and match.group(2):
             return self._act(payment, match.group(2), body)
         raise ApiError(404)
@@ -164,7 +189,7 @@ class FakeCheckoutCom:
         payment_id = self._id("pay")
         decline = DECLINES.get(amount)
         capture = body.get("capture", True)
-        payment = {
+        payment: dict[str, Any] = {
             "id": payment_id,
             "live": live,
             "amount": amount,
@@ -183,7 +208,22 @@ class FakeCheckoutCom:
             },
         }
         self.payments[payment_id] = payment
-        return 201, {**_public(payment), "action_id": self._id("act")}
+        # Answered as the reference's example: a capture:true payment is ``Authorized`` now
+        # and captured later; the answer carries no balances.
+        now = copy.deepcopy(payment)
+        if not decline:
+            now["status"] = "Authorized"
+            now["balances"]["total_captured"] = 0
+        self.shown[payment_id] = now
+        answer = {k: v for k, v in _public(now).items() if k != "balances"}
+        answer.update(
+            action_id=self._id("act"),
+            auth_code="" if decline else "770687",
+            processed_on="2026-11-25T00:00:00Z",
+            risk={"flagged": False},
+            _links={"self": {"href": f"https://api.sandbox.checkout.com/payments/{payment_id}"}},
+        )
+        return 201, answer
 
     def _act(
         self, payment: dict[str, Any], kind: str, body: dict[str, Any]
@@ -235,3 +275,19 @@ class FakeCheckoutCom:
 
 def _public(payment: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payment.items() if k != "live"}
+
+
+def _details(payment: dict[str, Any]) -> dict[str, Any]:
+    """``GET /payments/{id}``: the payment with its balances, as the reference shows them."""
+    answer = _public(payment)
+    balances = dict(payment["balances"])
+    authorized, captured = balances["total_authorized"], balances["total_captured"]
+    refunded = balances["total_refunded"]
+    open_auth = payment["status"] == "Authorized"
+    balances.update(
+        available_to_capture=authorized - captured if open_auth else 0,
+        available_to_void=authorized if open_auth else 0,
+        available_to_refund=captured - refunded,
+    )
+    answer.update(balances=balances, payment_type="Regular", requested_on="2026-11-25T00:00:00Z")
+    return answer

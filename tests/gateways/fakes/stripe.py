@@ -31,6 +31,12 @@ of one yields a fresh ``pm_…`` as in Stripe's test mode):
 ``add_card()`` creates a one-off ``pm_…`` the way Stripe.js would (usable once unless attached).
 Keys: ``TEST_KEY`` and ``LIVE_KEY``; objects live in the mode of the key that made them.
 ``fail_next(status)`` makes the next request fail with 500 (api_error) or 429 (rate_limit).
+``finish_refunds(outcome)`` ends every pending (ACH) refund as ``succeeded`` or ``failed``.
+
+Every request first passes ``tests/gateways/contracts/stripe`` (the stripe package's param
+TypedDicts, generated from Stripe's OpenAPI spec): params it does not declare, a missing
+required one or a value outside its enum is a 400 ``parameter_unknown``/``parameter_invalid``,
+kept in ``violations``.
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ from urllib.parse import parse_qsl
 
 import attrs
 import httpx
+
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.stripe.validator import validate
 
 TEST_KEY = "sk_test_payhub_fake_key"
 LIVE_KEY = "sk_live_payhub_fake_key"
@@ -146,6 +155,8 @@ class FakeStripe:
         self.payment_intents: dict[str, dict[str, Any]] = {}
         self.charges: dict[str, dict[str, Any]] = {}
         self.refunds: dict[str, dict[str, Any]] = {}
+        self.violations: list[str] = []
+        self.refunds_pending = False  # card refunds too answer "pending" (Stripe may)
         self.setup_intents: dict[str, dict[str, Any]] = {}
         self.mandates: dict[str, dict[str, Any]] = {}
         self._used: set[str] = set()
@@ -171,6 +182,18 @@ class FakeStripe:
 
     def fail_next(self, status: int) -> None:
         self._fail_next = status
+
+    def finish_refunds(self, outcome: str = "succeeded") -> None:
+        """Stripe finishes the pending refunds; a failed one gives its amount back."""
+        for refund in self.refunds.values():
+            if refund["status"] != "pending":
+                continue
+            refund["status"] = outcome
+            if outcome == "failed":
+                refund["failure_reason"] = "declined"
+                charge = self.charges[refund["charge"]]
+                charge["amount_refunded"] -= refund["amount"]
+                charge["refunded"] = False
 
     def add_card(self, brand: str = "visa", last4: str = "4242") -> str:
         """A PaymentMethod as Stripe.js creates it: unattached, single-use until attached."""
@@ -283,6 +306,11 @@ class FakeStripe:
                     "Invalid request: Stripe takes application/x-www-form-urlencoded bodies."
                 )
             raw = parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=False)
+        try:
+            validate(request.method, request.url.path, raw)
+        except ContractViolation as violation:
+            self.violations.append(str(violation))
+            raise _invalid(str(violation), code="parameter_invalid") from None
         return _Call(self.api_keys[key], key, request.method, request.url.path, _nest(raw))
 
     def _dispatch(self, call: _Call) -> tuple[int, dict[str, Any]]:
@@ -424,8 +452,21 @@ class FakeStripe:
     def _retrieve_payment_intent(self, call: _Call, ref: str) -> tuple[int, dict[str, Any]]:
         p = _allow(call.params, "expand client_secret")
         intent = self._intent(call, ref)
-        if "latest_charge" in (_list(p, "expand") or []) and intent["latest_charge"]:
-            return 200, {**intent, "latest_charge": self.charges[intent["latest_charge"]]}
+        expand = _list(p, "expand") or []
+        if intent["latest_charge"] and any(e.startswith("latest_charge") for e in expand):
+            charge = self.charges[intent["latest_charge"]]
+            if "latest_charge.refunds" in expand:
+                listed = [r for r in self.refunds.values() if r["charge"] == charge["id"]]
+                charge = {
+                    **charge,
+                    "refunds": {
+                        "object": "list",
+                        "data": listed[::-1],
+                        "has_more": False,
+                        "url": f"/v1/charges/{charge['id']}/refunds",
+                    },
+                }
+            return 200, {**intent, "latest_charge": charge}
         return 200, intent
 
     def _capture(self, call: _Call, ref: str) -> tuple[int, dict[str, Any]]:
@@ -530,7 +571,7 @@ class FakeStripe:
             "payment_intent": intent["id"],
             "reason": _string(p, "reason"),
             "status": "pending"
-            if intent["payment_method_types"] == ["us_bank_account"]
+            if self.refunds_pending or intent["payment_method_types"] == ["us_bank_account"]
             else "succeeded",
         }
         self.refunds[refund["id"]] = refund

@@ -1,0 +1,1 @@
+"""Braintree's GraphQL documents, validated with graphql-core (see SOURCE)."""

@@ -1,0 +1,1 @@
+"""Checkout.com's request contract, read from its installed SDK (see SOURCE)."""

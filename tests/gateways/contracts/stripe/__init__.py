@@ -1,0 +1,1 @@
+"""Stripe's request contract, read from the stripe package's generated TypedDicts (see SOURCE)."""
