@@ -19,8 +19,8 @@ Written from CyberSource's public reference (the pages are listed in
   (``query: "clientReferenceInformation.code:…"``, ``_embedded.transactionSummaries``).
 - TMS: ``actionList: ["TOKEN_CREATE"]`` on an authorization returns
   ``tokenInformation.customer.id``/``paymentInstrument.id``;
-  ``GET /tms/v2/payment-instruments/{id}`` gives ``card`` and the masked number under
-  ``_embedded.instrumentIdentifier.card.number``.
+  ``GET /tms/v2/customers/{customerId}/payment-instruments/{id}`` gives ``card`` and the masked
+  number under ``_embedded.instrumentIdentifier.card.number``.
 
 Fake-only choices (CyberSource's exact texts for these are not public): a second capture or a
 refund beyond what is left answers 400 INVALID_REQUEST / INVALID_DATA; a used, expired or
@@ -192,7 +192,7 @@ class FakeCyberSource:
             ("POST", r"/pts/v2/captures/(\d+)/refunds", self._refund_capture),
             ("GET", r"/tss/v2/transactions/([^/]+)", self._details),
             ("POST", r"/tss/v2/searches", self._search),
-            ("GET", r"/tms/v2/payment-instruments/([^/]+)", self._instrument),
+            ("GET", r"/tms/v2/customers/([^/]+)/payment-instruments/([^/]+)", self._instrument),
         ]
         for route_method, pattern, action in routes:
             match = re.fullmatch(pattern, path)
@@ -553,9 +553,11 @@ class FakeCyberSource:
             },
         )
 
-    def _instrument(self, body: dict[str, Any], instrument_id: str) -> httpx.Response:
+    def _instrument(
+        self, body: dict[str, Any], customer_id: str, instrument_id: str
+    ) -> httpx.Response:
         instrument = self.instruments.get(instrument_id)
-        if instrument is None:
+        if instrument is None or instrument["customer"] != customer_id:
             return httpx.Response(
                 404, json={"errors": [{"type": "notFound", "message": "Token not found"}]}
             )
