@@ -56,6 +56,8 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.cybersource import LIVE_HOST, SANDBOX_HOST
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.cybersource import validate_answer, validate_request
 
 MERCHANT_ID = "payhub_test_merchant"
 KEY_ID = "08c94330-f618-42a3-b09d-e1e43be5efda"
@@ -161,9 +163,12 @@ class FakeCyberSource:
     def handler(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         try:
-            return self._handle(request)
+            response = self._handle(request)
         except _Reply as reply:
             return reply.response
+        if response.is_success:  # answers in the SDK's response models
+            validate_answer(request.method, request.url.path, response.json())
+        return response
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
         if self._outages:
@@ -184,6 +189,10 @@ class FakeCyberSource:
                 body = json.loads(request.content)
             except ValueError:
                 raise _invalid("INVALID_DATA", "The body is not JSON.") from None
+        try:  # the SDK's endpoints and request models: what CyberSource parses against
+            validate_request(method, path, body if method == "POST" else None)
+        except ContractViolation as e:
+            raise _invalid("INVALID_DATA", str(e)) from None
         routes = [
             ("POST", r"/pts/v2/payments", self._payment),
             ("POST", r"/pts/v2/payments/(\d+)/captures", self._capture),
