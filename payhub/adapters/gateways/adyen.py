@@ -47,6 +47,10 @@ Choices a reader must know:
   Adyen returns the first answer instead of charging again.
 - payhub's key (hashed to 64 characters when longer) is the ``Idempotency-Key`` of every POST and
   the payment's ``reference``.
+- ``returnUrl`` is required on every ``/payments`` call (Checkout v71's PaymentRequest), though
+  it is used only to bring a redirected shopper back. payhub runs no redirect or 3-D Secure
+  challenge (such answers are reported as declines), so it sends ``RETURN_URL``, an address
+  that is never visited.
 """
 
 from __future__ import annotations
@@ -81,6 +85,7 @@ from payhub.domain.payments import (
 )
 
 GATEWAY = "adyen"
+RETURN_URL = "https://payhub.invalid/adyen/no-redirect"  # required by Adyen, never visited
 API_VERSION = "v71"
 TEST_BASE = f"https://checkout-test.adyen.com/{API_VERSION}"
 LIVE_BASE = "https://{prefix}-checkout-live.adyenpayments.com/checkout/" + API_VERSION
@@ -137,6 +142,7 @@ class AdyenGateway:
         body: dict[str, Any] = {
             "amount": adyen_amount(request.amount),
             "reference": _key(request.idempotency_key),
+            "returnUrl": RETURN_URL,
         }
         if request.capture:
             body["captureDelayHours"] = 0

@@ -26,8 +26,9 @@ References relied on:
   https://developer.cybersource.com/docs/cybs/en-us/digital-accept-flex/developer/all/rest/digital-accept/da-payments.html
 - Vault (TMS): an authorization with ``actionList: ["TOKEN_CREATE"]`` and ``actionTokenTypes``
   creates the customer and payment instrument (``tokenInformation.customer.id``,
-  ``tokenInformation.paymentInstrument.id``); ``GET /tms/v2/payment-instruments/{id}`` gives the
-  card type, expiry and masked number; a saved card is charged with
+  ``tokenInformation.paymentInstrument.id``);
+  ``GET /tms/v2/customers/{customerId}/payment-instruments/{id}`` gives the card type, expiry
+  and masked number; a saved card is charged with
   ``paymentInformation.customer.id`` + ``paymentInformation.paymentInstrument.id``.
 - Transaction details ``GET /tss/v2/transactions/{id}`` (``applicationInformation.applications``
   with ``name`` ics_auth / ics_bill / ics_auth_reversal / ics_credit and ``rCode`` 1 = success,
@@ -358,7 +359,12 @@ class CyberSourceGateway:
         instrument = _nested_id(tokens, "paymentInstrument")
         if customer is None or instrument is None:
             raise _unexpected(answer.request_id)
-        card = self._send(creds, "GET", f"/tms/v2/payment-instruments/{_path(instrument)}", None)
+        card = self._send(
+            creds,
+            "GET",
+            f"/tms/v2/customers/{_path(customer)}/payment-instruments/{_path(instrument)}",
+            None,
+        )
         return _saved_card(customer, instrument, card.body)
 
     # --- helpers -------------------------------------------------------------------------

@@ -34,6 +34,9 @@ from typing import Any
 
 import httpx
 
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.adyen import validate_answer, validate_error, validate_request
+
 API_KEY = "AQEfakeAdyenTestKey"
 LIVE_KEY = "AQEfakeAdyenLiveKey"
 MERCHANT = "PayhubECOM"
@@ -148,6 +151,10 @@ class FakeAdyen:
                 raise ApiError(
                     400, "702", "Structure of PaymentRequest contains the following unknown fields"
                 ) from None
+            try:  # Checkout v71's models, from Adyen's own library
+                validate_request("POST", path, body)
+            except ContractViolation as e:
+                raise ApiError(422, "702", str(e), "validation") from None
             if body.get("merchantAccount") != MERCHANT:
                 raise ApiError(403, "901", "Invalid Merchant Account", "security")
             key = request.headers.get("Idempotency-Key")
@@ -161,16 +168,16 @@ class FakeAdyen:
             if key is not None:
                 self._idempotency[(request.headers["X-API-Key"], key)] = (status, answer)
         except ApiError as e:
-            return httpx.Response(
-                e.status,
-                json={
-                    "status": e.status,
-                    "errorCode": e.code,
-                    "message": e.message,
-                    "errorType": e.kind,
-                    "pspReference": self._psp(),
-                },
-            )
+            error = {
+                "status": e.status,
+                "errorCode": e.code,
+                "message": e.message,
+                "errorType": e.kind,
+                "pspReference": self._psp(),
+            }
+            validate_error(error)
+            return httpx.Response(e.status, json=error)
+        validate_answer("POST", path, answer)  # the fake answers in Adyen's models
         return httpx.Response(status, json=answer)
 
     def _auth(self, request: httpx.Request) -> bool:

@@ -50,6 +50,9 @@ from typing import Any
 import attrs
 import httpx
 
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.authorize_net import validate_answer, validate_request
+
 FAKE_LOGIN = "payhubTestLogin"
 FAKE_TRANSACTION_KEY = "Fake0123456789ab"  # 16 characters, like a real transaction key
 SANDBOX_HOST = "apitest.authorize.net"
@@ -329,6 +332,8 @@ class FakeAuthorizeNet:
             body = e.extra | {"messages": _error(e.code, e.text)}
         if isinstance(ref_id, str):
             body = {"refId": ref_id, **body}
+        if self.calls and next(iter(self.calls[-1])) in _ROOTS:
+            validate_answer(next(iter(self.calls[-1])), body)  # the fake answers as the schema says
         if self.lose_answer:
             raise httpx.ReadTimeout("the answer was lost", request=request)
         data = (BOM + json.dumps(body, default=_json_number)).encode("utf-8")
@@ -351,6 +356,10 @@ class FakeAuthorizeNet:
             raise ApiError("E00004", "The name of the requested API method is invalid.")
         if not isinstance(inner, dict):
             raise ApiError("E00003", f"The element '{root}' is invalid.")
+        try:  # AnetApiSchema.xsd, from the vendor's SDK: what the real API parses against
+            validate_request(body)
+        except ContractViolation as e:
+            raise ApiError("E00003", f"The element '{root}' is invalid: {e}") from None
         _check(root, inner, _API_REQUEST + _ROOTS[root])
         return root, inner
 
@@ -681,7 +690,10 @@ class FakeAuthorizeNet:
             _check("billTo", profile["billTo"], _ORDER["billTo"])
         if customer is None:
             raise ApiError("E00040", "The record cannot be found.")
-        method = self._redeem(profile.get("payment"))
+        try:
+            method = self._redeem(profile.get("payment"))
+        except ApiError as e:  # only createTransactionResponse has a transactionResponse
+            raise ApiError(e.code, e.text) from None
         for method_id, existing in customer.payment_profiles.items():
             if existing.identity == method.identity:
                 raise ApiError(

@@ -19,8 +19,8 @@ Written from CyberSource's public reference (the pages are listed in
   (``query: "clientReferenceInformation.code:…"``, ``_embedded.transactionSummaries``).
 - TMS: ``actionList: ["TOKEN_CREATE"]`` on an authorization returns
   ``tokenInformation.customer.id``/``paymentInstrument.id``;
-  ``GET /tms/v2/payment-instruments/{id}`` gives ``card`` and the masked number under
-  ``_embedded.instrumentIdentifier.card.number``.
+  ``GET /tms/v2/customers/{customerId}/payment-instruments/{id}`` gives ``card`` and the masked
+  number under ``_embedded.instrumentIdentifier.card.number``.
 
 Fake-only choices (CyberSource's exact texts for these are not public): a second capture or a
 refund beyond what is left answers 400 INVALID_REQUEST / INVALID_DATA; a used, expired or
@@ -56,6 +56,8 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.cybersource import LIVE_HOST, SANDBOX_HOST
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.cybersource import validate_answer, validate_request
 
 MERCHANT_ID = "payhub_test_merchant"
 KEY_ID = "08c94330-f618-42a3-b09d-e1e43be5efda"
@@ -161,9 +163,12 @@ class FakeCyberSource:
     def handler(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         try:
-            return self._handle(request)
+            response = self._handle(request)
         except _Reply as reply:
             return reply.response
+        if response.is_success:  # answers in the SDK's response models
+            validate_answer(request.method, request.url.path, response.json())
+        return response
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
         if self._outages:
@@ -184,6 +189,10 @@ class FakeCyberSource:
                 body = json.loads(request.content)
             except ValueError:
                 raise _invalid("INVALID_DATA", "The body is not JSON.") from None
+        try:  # the SDK's endpoints and request models: what CyberSource parses against
+            validate_request(method, path, body if method == "POST" else None)
+        except ContractViolation as e:
+            raise _invalid("INVALID_DATA", str(e)) from None
         routes = [
             ("POST", r"/pts/v2/payments", self._payment),
             ("POST", r"/pts/v2/payments/(\d+)/captures", self._capture),
@@ -192,7 +201,7 @@ class FakeCyberSource:
             ("POST", r"/pts/v2/captures/(\d+)/refunds", self._refund_capture),
             ("GET", r"/tss/v2/transactions/([^/]+)", self._details),
             ("POST", r"/tss/v2/searches", self._search),
-            ("GET", r"/tms/v2/payment-instruments/([^/]+)", self._instrument),
+            ("GET", r"/tms/v2/customers/([^/]+)/payment-instruments/([^/]+)", self._instrument),
         ]
         for route_method, pattern, action in routes:
             match = re.fullmatch(pattern, path)
@@ -553,9 +562,11 @@ class FakeCyberSource:
             },
         )
 
-    def _instrument(self, body: dict[str, Any], instrument_id: str) -> httpx.Response:
+    def _instrument(
+        self, body: dict[str, Any], customer_id: str, instrument_id: str
+    ) -> httpx.Response:
         instrument = self.instruments.get(instrument_id)
-        if instrument is None:
+        if instrument is None or instrument["customer"] != customer_id:
             return httpx.Response(
                 404, json={"errors": [{"type": "notFound", "message": "Token not found"}]}
             )

@@ -38,6 +38,9 @@ from urllib.parse import parse_qsl
 import attrs
 import httpx
 
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.paypal import validate_answer, validate_request
+
 CLIENT_ID = "AcPayhubFakeClientId"
 SECRET = "EPayhubFakeClientSecret"
 SANDBOX_HOST = "api-m.sandbox.paypal.com"
@@ -197,6 +200,10 @@ class FakePayPal:
                 return self._oauth(request, sandbox, headers)
             client = self._bearer(request, sandbox)
             body = self._body(request)
+            try:  # the endpoints and models of PayPal's own server SDK
+                validate_request(request.method, request.url.path, body)
+            except ContractViolation as e:
+                raise _invalid("INVALID_PARAMETER_VALUE", str(e)) from None
             request_id = request.headers.get("PayPal-Request-Id")
             if request.method == "POST" and request_id is not None:
                 if not 1 <= len(request_id) <= 108:
@@ -220,6 +227,7 @@ class FakePayPal:
             )
         if status == 204:
             return httpx.Response(204, headers=headers)
+        validate_answer(request.method, request.url.path, answer)  # answers as the SDK models
         return httpx.Response(status, json=answer, headers=headers)
 
     def _oauth(
@@ -478,7 +486,8 @@ class FakePayPal:
                 "This authorization cannot be voided.",
             )
         auth["status"] = "VOIDED"
-        return 200, _public(auth)
+        # A Payments v2 authorization carries no processor_response (only the order's does).
+        return 200, {k: v for k, v in _public(auth).items() if k != "processor_response"}
 
     def _refund(self, body: Any, sandbox: bool, capture_id: str) -> tuple[int, Any]:
         capture = self._own(self.captures, capture_id, sandbox)
