@@ -467,7 +467,7 @@ def test_an_answer_paytrace_never_gives_is_a_gateway_error(fake: FakePayTrace) -
 
     gateway = PayTraceGateway(httpx.Client(transport=httpx.MockTransport(html)))
 
-    with pytest.raises(GatewayError, match="format"):
+    with pytest.raises(GatewayError, match="unexpected shape"):
         gateway.charge(CREDS, charge())
 
 
