@@ -26,7 +26,6 @@ from payhub.domain.payments import (
     GatewayError,
     GatewayStatus,
     GatewayTimeout,
-    GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
     PaymentSource,
@@ -236,19 +235,6 @@ def test_wrong_or_missing_credentials_are_rejected(forte: ForteGateway, fake: Fa
     with pytest.raises(GatewayCredentialsRejected):
         forte.charge(live, charge())
     assert fake.transactions == {}
-
-
-@pytest.mark.parametrize("status", [500, 503])
-def test_a_server_error_is_unavailable(forte: ForteGateway, fake: FakeForte, status: int) -> None:
-    fake.fail_next(status)
-    with pytest.raises(GatewayUnavailable):
-        forte.charge(CREDS, charge())
-
-
-def test_a_timeout_is_gateway_timeout(forte: ForteGateway, fake: FakeForte) -> None:
-    fake.timeout_next()
-    with pytest.raises(GatewayTimeout):
-        forte.charge(CREDS, charge())
 
 
 def test_a_lost_charge_is_found_by_lookup_and_a_retry_is_not_charged_twice(

@@ -386,24 +386,6 @@ def test_a_key_of_the_other_mode_is_rejected_before_anything_is_sent(
     assert fake.requests == []
 
 
-@pytest.mark.parametrize("status", [500, 502, 503])
-def test_a_server_error_is_gateway_unavailable(
-    heartland: HeartlandGateway, fake: FakeHeartland, status: int
-) -> None:
-    fake.fail_next(status)
-
-    with pytest.raises(GatewayUnavailable):
-        heartland.charge(CREDS, charge())
-    assert fake.transactions == {}
-
-
-def test_a_timeout_is_gateway_timeout(heartland: HeartlandGateway, fake: FakeHeartland) -> None:
-    fake.timeout_next()
-
-    with pytest.raises(GatewayTimeout):
-        heartland.charge(CREDS, charge())
-
-
 def test_answers_portico_never_gives_are_gateway_errors() -> None:
     for body in (b"<html>", b"<other/>", b"<Envelope><Body/></Envelope>"):
         gateway = HeartlandGateway(

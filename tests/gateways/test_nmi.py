@@ -22,7 +22,6 @@ from payhub.domain.payments import (
     GatewayError,
     GatewayStatus,
     GatewayTimeout,
-    GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
     PaymentSource,
@@ -409,22 +408,6 @@ def test_a_sandbox_account_on_the_live_host_is_rejected_credentials(nmi: NmiGate
         nmi.charge(live, charge())
 
 
-@pytest.mark.parametrize("status", [500, 502, 503])
-def test_a_server_error_is_gateway_unavailable(nmi: NmiGateway, fake: FakeNmi, status: int) -> None:
-    fake.fail_next(status)
-
-    with pytest.raises(GatewayUnavailable):
-        nmi.charge(CREDS, charge())
-    assert fake.transactions == {}
-
-
-def test_a_timeout_is_gateway_timeout(nmi: NmiGateway, fake: FakeNmi) -> None:
-    fake.timeout_next()
-
-    with pytest.raises(GatewayTimeout):
-        nmi.charge(CREDS, charge())
-
-
 def test_a_charge_whose_answer_was_lost_is_found_by_lookup(nmi: NmiGateway, fake: FakeNmi) -> None:
     request = charge(key="idem_lost")
     fake.timeout_next(after_processing=True)
@@ -442,17 +425,6 @@ def test_a_charge_whose_answer_was_lost_is_found_by_lookup(nmi: NmiGateway, fake
     )
     assert fake.sent(QUERY)[-1]["order_id"] == "idem_lost"
     assert nmi.lookup(CREDS, charge(key="idem_never_sent")) is None
-
-
-def test_an_answer_nmi_never_gives_is_a_gateway_error(fake: FakeNmi) -> None:
-    gateway = NmiGateway(
-        httpx.Client(transport=httpx.MockTransport(lambda _: httpx.Response(200, text="<h1>")))
-    )
-
-    with pytest.raises(GatewayError, match="format"):
-        gateway.charge(CREDS, charge())
-    with pytest.raises(GatewayError, match="malformed XML"):
-        gateway.status(CREDS, "123")
 
 
 # --- idempotency -----------------------------------------------------------------------------

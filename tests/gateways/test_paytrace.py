@@ -30,7 +30,6 @@ from payhub.domain.payments import (
     GatewayError,
     GatewayStatus,
     GatewayTimeout,
-    GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
     PaymentSource,
@@ -439,36 +438,6 @@ def test_a_spent_token_is_an_invalid_payment_method(paytrace: PayTraceGateway) -
 
     with pytest.raises(PaymentMethodInvalid):
         paytrace.charge(CREDS, charge(key="k_second"))
-
-
-@pytest.mark.parametrize("status", [500, 502, 503])
-def test_a_server_error_is_gateway_unavailable(
-    paytrace: PayTraceGateway, fake: FakePayTrace, status: int
-) -> None:
-    fake.fail_next(status, path=SALE)
-
-    with pytest.raises(GatewayUnavailable):
-        paytrace.charge(CREDS, charge())
-    assert fake.transactions == {}
-
-
-def test_a_timeout_is_gateway_timeout(paytrace: PayTraceGateway, fake: FakePayTrace) -> None:
-    fake.timeout_next(path=SALE)
-
-    with pytest.raises(GatewayTimeout):
-        paytrace.charge(CREDS, charge())
-
-
-def test_an_answer_paytrace_never_gives_is_a_gateway_error(fake: FakePayTrace) -> None:
-    def html(request: httpx.Request) -> httpx.Response:
-        if request.url.path == TOKEN:
-            return fake.handler(request)
-        return httpx.Response(200, text="<h1>")
-
-    gateway = PayTraceGateway(httpx.Client(transport=httpx.MockTransport(html)))
-
-    with pytest.raises(GatewayError, match="format"):
-        gateway.charge(CREDS, charge())
 
 
 # --- lost charges ----------------------------------------------------------------------------

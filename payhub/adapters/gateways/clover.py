@@ -46,7 +46,6 @@ Choices a reader must know:
 from __future__ import annotations
 
 import hashlib
-import re
 import uuid
 from collections.abc import Mapping
 from decimal import Decimal
@@ -58,6 +57,10 @@ from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp
 from payhub.adapters.gateways.http import opt_str as _opt_str
 from payhub.adapters.gateways.http import path_segment as _path
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import credentials_rejected, json_value, require_text
+from payhub.adapters.gateways.kit.answers import unexpected as _kit_unexpected
+from payhub.adapters.gateways.kit.redaction import redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -97,7 +100,6 @@ _METHOD_CODES = frozenset(
     {"token_already_used", "card_on_file_missing", "invalid_card_type", "incorrect_number"}
 )
 _SOURCE_PARAMS = frozenset({"source", "token", "card"})
-_TOKEN_LIKE = re.compile(r"\bclv_[A-Za-z0-9_]+|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{14,}\b")
 
 
 class CloverGateway:
@@ -173,7 +175,7 @@ class CloverGateway:
         }.get(status, GatewayStatus.DECLINED)
         units = _opt_int(refund.get("amount"))
         return GatewayResult(
-            reference=_text(refund, "id"),
+            reference=require_text(refund, "id", GATEWAY),
             status=mapped,
             amount=money_from_clover(units, amount.currency) if units is not None else amount,
             message=f"refund {status}" if status else None,
@@ -231,7 +233,7 @@ class CloverGateway:
         data = sources.get("data") if isinstance(sources, dict) else None
         if not isinstance(data, list) or not data:
             raise _unexpected(answer.request_id)
-        return _saved_method(_text(customer, "id"), data[-1], answer.request_id)
+        return _saved_method(require_text(customer, "id", GATEWAY), data[-1], answer.request_id)
 
     # --- transport -----------------------------------------------------------------------
 
@@ -260,10 +262,7 @@ class CloverGateway:
         request_id = response.headers.get("x-clover-request-id") or response.headers.get(
             "x-request-id"
         )
-        try:
-            parsed = response.json()
-        except ValueError:
-            parsed = None
+        parsed = json_value(response.content)
         if not isinstance(parsed, dict):
             if response.status_code == 404:
                 raise GatewayError(
@@ -315,7 +314,7 @@ def _charge_result(answer: _Answer) -> GatewayResult:
     if status == "failed":
         mapped = GatewayStatus.DECLINED
         decline_code = normalise_decline(charge.get("failure_code"))
-        message = _scrub(charge.get("failure_message"))
+        message = redact(charge.get("failure_message"))
     elif status == "pending":
         mapped = GatewayStatus.PENDING
     elif charge.get("refunded") is True:
@@ -329,7 +328,7 @@ def _charge_result(answer: _Answer) -> GatewayResult:
     outcome = charge.get("outcome")
     network = outcome.get("network_status") if isinstance(outcome, dict) else None
     return GatewayResult(
-        reference=_text(charge, "id"),
+        reference=require_text(charge, "id", GATEWAY),
         status=mapped,
         amount=money_from_clover(units, currency),
         decline_code=decline_code,
@@ -366,7 +365,7 @@ def normalise_decline(code: object) -> str:
         return "generic_decline"
     code = code.lower()
     code = _DECLINE_ALIASES.get(code, code)
-    return code if code in DECLINE_CODES else "generic_decline"
+    return code if code in DECLINE_CODES else declines.GENERIC
 
 
 def _error_from(status_code: int, body: dict[str, Any], request_id: str | None) -> GatewayError:
@@ -374,7 +373,7 @@ def _error_from(status_code: int, body: dict[str, Any], request_id: str | None) 
     raw = body.get("error")
     error: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
     kind, code, param = error.get("type"), error.get("code"), error.get("param")
-    message = _scrub(error.get("message") or body.get("message"))
+    message = redact(error.get("message") or body.get("message"))
     common: dict[str, Any] = {
         "gateway": GATEWAY,
         "gateway_message": message,
@@ -383,11 +382,7 @@ def _error_from(status_code: int, body: dict[str, Any], request_id: str | None) 
     if status_code == 429 or kind == "rate_limit_error" or code == "rate_limit":
         return GatewayUnavailable("Clover asked us to slow down; try again shortly", **common)
     if kind == "authentication_error":
-        return GatewayCredentialsRejected(
-            "Clover rejected the merchant's credentials; update them with"
-            " PUT /api/merchant-accounts/{ref}/credentials/clover",
-            **common,
-        )
+        return credentials_rejected(GATEWAY, gateway_message=message, request_id=request_id)
     if kind == "idempotency_error":
         return GatewayError(
             "Clover refused the idempotency key: it was used before for a different request",
@@ -411,23 +406,7 @@ def _error_from(status_code: int, body: dict[str, Any], request_id: str | None) 
 
 
 def _unexpected(request_id: str | None) -> GatewayError:
-    return GatewayError(
-        "Clover answered in an unexpected shape", gateway=GATEWAY, gateway_request_id=request_id
-    )
-
-
-def _scrub(message: object) -> str | None:
-    """Clover's words without anything shaped like a token or a key."""
-    if not isinstance(message, str):
-        return None
-    return _TOKEN_LIKE.sub("[redacted]", message)[:300]
-
-
-def _text(obj: Mapping[str, Any], key: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str):
-        raise _unexpected(None)
-    return value
+    return _kit_unexpected(GATEWAY, request_id)
 
 
 def _opt_int(value: object) -> int | None:

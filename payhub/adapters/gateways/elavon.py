@@ -56,6 +56,9 @@ import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import unexpected, xml_root
+from payhub.adapters.gateways.kit.redaction import redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -83,32 +86,6 @@ _CARD_ERRORS = frozenset({"5000", "5001"})  # card number / expiration date inva
 _FAILED_STATES = frozenset({"FPR", "PRE", "PST"})
 _VOID_TYPES = frozenset({"VOID", "DELETE"})
 
-# ssl_issuer_response (ISO 8583 style) -> payhub decline code.
-_DECLINE_CODES = {
-    "51": "insufficient_funds",
-    "61": "insufficient_funds",
-    "54": "expired_card",
-    "N7": "incorrect_cvc",
-    "04": "fraudulent",
-    "07": "fraudulent",
-    "41": "fraudulent",
-    "43": "fraudulent",
-    "59": "fraudulent",
-    "91": "processing_error",
-    "96": "processing_error",
-}
-# ssl_result_message text -> payhub decline code, when no issuer code came back.
-_DECLINE_WORDS = (
-    ("INSUFFICIENT", "insufficient_funds"),
-    ("EXPIRED", "expired_card"),
-    ("CVV", "incorrect_cvc"),
-    ("PICK UP", "fraudulent"),
-    ("LOST", "fraudulent"),
-    ("STOLEN", "fraudulent"),
-    ("FRAUD", "fraudulent"),
-    ("SERV NOT ALLOWED", "generic_decline"),
-    ("CALL", "generic_decline"),
-)
 _BRANDS = {
     "VISA": "visa",
     "MC": "mastercard",
@@ -119,7 +96,6 @@ _BRANDS = {
     "JCB": "jcb",
     "DINERS": "diners",
 }
-_REDACTED = "[redacted]"
 _CREDENTIALS_HINT = "update them with PUT /api/merchant-accounts/{ref}/credentials/elavon"
 
 
@@ -135,10 +111,8 @@ def merchant_txn_id(key: str) -> str:
 
 
 def decline_code(issuer_response: str, message: str = "") -> str:
-    if issuer_response in _DECLINE_CODES:
-        return _DECLINE_CODES[issuer_response]
-    upper = message.upper()
-    return next((code for word, code in _DECLINE_WORDS if word in upper), "generic_decline")
+    """From ``ssl_issuer_response`` (ISO 8583), else from ``ssl_result_message``'s words."""
+    return declines.decline_code(issuer_response, message)
 
 
 @attrs.frozen
@@ -376,7 +350,7 @@ class ElavonGateway:
     ) -> _Txn:
         answer, _records = self._exchange(creds, fields, secrets)
         if answer is None:
-            raise GatewayError("Elavon answered in a format payhub does not know", gateway=GATEWAY)
+            raise unexpected(GATEWAY, label="Elavon")
         return answer
 
     def _exchange(
@@ -414,29 +388,20 @@ class ElavonGateway:
 # --- reading answers ----------------------------------------------------------------------
 
 
-def _scrub(text: str, hidden: tuple[str, ...]) -> str:
-    for secret in hidden:
-        text = text.replace(secret, _REDACTED)
-    return text[:200]
-
-
 def _leaves(element: ET.Element, hidden: tuple[str, ...]) -> _Txn:
     fields = {child.tag: (child.text or "").strip() for child in element if not len(child)}
     for name in ("ssl_result_message", "errorMessage", "errorName", "ssl_add_token_response"):
         if name in fields:
-            fields[name] = _scrub(fields[name], hidden)
+            fields[name] = redact(fields[name], hidden) or ""
     return _Txn(fields)
 
 
 def _parse(content: bytes, hidden: tuple[str, ...]) -> tuple[_Txn | None, list[_Txn]]:
-    try:
-        root = ET.fromstring(content)  # noqa: S314 - see the import above
-    except ET.ParseError:
-        raise GatewayError("Elavon answered with malformed XML", gateway=GATEWAY) from None
+    root = xml_root(content, GATEWAY, label="Elavon")
     if root.tag == "txnlist":
         return None, [_leaves(t, hidden) for t in root.findall("txn")]
     if root.tag != "txn":
-        raise GatewayError("Elavon answered in a format payhub does not know", gateway=GATEWAY)
+        raise unexpected(GATEWAY, label="Elavon")
     return _leaves(root, hidden), []
 
 

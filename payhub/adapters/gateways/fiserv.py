@@ -40,8 +40,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
-import re
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -55,6 +53,10 @@ from payhub.adapters.gateways.http import Answer as _Answer
 from payhub.adapters.gateways.http import GatewayHttp, json_body
 from payhub.adapters.gateways.http import opt_int as _opt_int
 from payhub.adapters.gateways.http import opt_str as _opt_str
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import credentials_rejected, json_value, require_text
+from payhub.adapters.gateways.kit.answers import unexpected as _kit_unexpected
+from payhub.adapters.gateways.kit.redaction import redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -89,24 +91,7 @@ _STATES = {
     "PENDING": GatewayStatus.PENDING,
     "WAITING": GatewayStatus.PENDING,
 }
-_DECLINES = {
-    "51": "insufficient_funds",
-    "61": "insufficient_funds",
-    "54": "expired_card",
-    "33": "expired_card",
-    "N7": "incorrect_cvc",
-    "82": "incorrect_cvc",
-    "04": "fraudulent",
-    "07": "fraudulent",
-    "41": "fraudulent",
-    "43": "fraudulent",
-    "59": "fraudulent",
-    "91": "processing_error",
-    "92": "processing_error",
-    "96": "processing_error",
-}
 _BRANDS = {"VISA": "visa", "MASTERCARD": "mastercard", "AMEX": "amex", "DISCOVER": "discover"}
-_LONG_TOKEN = re.compile(r"\b(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{12,}\b")  # ids carry digits
 
 
 def _now() -> datetime:
@@ -248,7 +233,7 @@ class FiservGateway:
                 gateway=GATEWAY,
                 gateway_request_id=answer.request_id,
             )
-        token_data = _text(first, "tokenData")
+        token_data = require_text(first, "tokenData", GATEWAY)
         raw = answer.body.get("source")
         card_raw = raw.get("card") if isinstance(raw, dict) else None
         card: Mapping[str, Any] = card_raw if isinstance(card_raw, dict) else {}
@@ -305,10 +290,7 @@ class FiservGateway:
         }
         base = SANDBOX_BASE if creds.sandbox else LIVE_BASE
         response = self.http.send("POST", base + path, headers=headers, content=content.encode())
-        try:
-            parsed = json.loads(response.content, parse_float=Decimal)
-        except ValueError:
-            parsed = None
+        parsed = json_value(response.content)
         if isinstance(parsed, list) and parsed and isinstance(parsed[0], dict):
             parsed = parsed[0]  # transaction-inquiry answers a list
         if not isinstance(parsed, dict):
@@ -379,7 +361,7 @@ def _result(answer: _Answer, fallback: Money | None) -> GatewayResult:
         status=mapped,
         amount=amount,
         decline_code=normalise_decline(host_code) if mapped is GatewayStatus.DECLINED else None,
-        message=_opt_str(proc.get("responseMessage")),
+        message=redact(proc.get("responseMessage")),
         support=answer.support(
             transaction_state=state, response_code=_opt_str(proc.get("responseCode"))
         ),
@@ -399,7 +381,8 @@ def _money(raw: object) -> Money | None:
 
 
 def normalise_decline(code: object) -> str:
-    return _DECLINES.get(code, "generic_decline") if isinstance(code, str) else "generic_decline"
+    """payhub's code for the issuer's ISO 8583 ``hostResponseCode``."""
+    return declines.decline_code(code)
 
 
 def _declined(answer: _Answer) -> Declined:
@@ -411,7 +394,7 @@ def _declined(answer: _Answer) -> Declined:
         f"Fiserv declined the payment ({code})",
         gateway=GATEWAY,
         decline_code=code,
-        gateway_message=_scrub(proc.get("responseMessage")),
+        gateway_message=redact(proc.get("responseMessage")),
         gateway_request_id=answer.request_id,
     )
 
@@ -433,7 +416,7 @@ def _error_from(answer: _Answer, *, method_call: bool) -> GatewayError:
     kind, code, field = first.get("type"), first.get("code"), first.get("field")
     common: dict[str, Any] = {
         "gateway": GATEWAY,
-        "gateway_message": _scrub(first.get("message")),
+        "gateway_message": redact(first.get("message")),
         "gateway_request_id": answer.request_id,
     }
     if isinstance(body.get("paymentReceipt"), dict) and kind == "HOST":
@@ -441,10 +424,11 @@ def _error_from(answer: _Answer, *, method_call: bool) -> GatewayError:
     if answer.status_code == 429:
         return GatewayUnavailable("Fiserv asked us to slow down; try again shortly", **common)
     if kind == "APIM" or code in ("401", "403"):
-        return GatewayCredentialsRejected(
-            "Fiserv rejected the merchant's credentials; update them with"
-            " PUT /api/merchant-accounts/{ref}/credentials/fiserv",
-            **common,
+        return credentials_rejected(
+            GATEWAY,
+            label="Fiserv",
+            gateway_message=common["gateway_message"],
+            request_id=answer.request_id,
         )
     if method_call and isinstance(field, str) and field.startswith("source"):
         return PaymentMethodInvalid(
@@ -459,19 +443,4 @@ def _error_from(answer: _Answer, *, method_call: bool) -> GatewayError:
 
 
 def _unexpected(request_id: str | None) -> GatewayError:
-    return GatewayError(
-        "Fiserv answered in an unexpected shape", gateway=GATEWAY, gateway_request_id=request_id
-    )
-
-
-def _scrub(message: object) -> str | None:
-    if not isinstance(message, str) or not message:
-        return None
-    return _LONG_TOKEN.sub("[redacted]", message)[:300]
-
-
-def _text(obj: Mapping[str, Any], key: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str):
-        raise _unexpected(None)
-    return value
+    return _kit_unexpected(GATEWAY, request_id, label="Fiserv")

@@ -36,7 +36,6 @@ References (checked 2026-11):
 from __future__ import annotations
 
 import hashlib
-import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import quote
@@ -44,6 +43,9 @@ from urllib.parse import quote
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import json_value, unexpected
+from payhub.adapters.gateways.kit.redaction import hide_in, redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -66,10 +68,10 @@ SANDBOX_BASE = "https://sandbox.forte.net/api/v3"
 LIVE_BASE = "https://api.forte.net/v3"
 ORDER_NUMBER_MAX = 36
 _HINT = "update them with PUT /api/merchant-accounts/{ref}/credentials/forte"
-_REDACTED = "[redacted]"
 _DUPLICATE = "U10"
 _METHOD_CODES = {"U20", "U23", "U11", "U19"}  # card number, expiry, not found, invalid trn
 _CREDENTIAL_CODES = {"U51", "U54", "F01"}  # merchant status, merchant config, auth failed
+# Forte's own U-codes beside ISO 8583 (kit/declines.py); issuer texts by the shared words.
 _DECLINES = {
     "U02": "generic_decline",
     "U05": "generic_decline",  # AVS
@@ -80,12 +82,6 @@ _DECLINES = {
     "U53": "processing_error",
     "U25": "processing_error",
 }
-_WORDS = (
-    (("INSUFFICIENT", "NSF", "OVER LIMIT"), "insufficient_funds"),
-    (("EXPIRED",), "expired_card"),
-    (("CVV", "CVC", "SECURITY CODE"), "incorrect_cvc"),
-    (("PICK UP", "LOST", "STOLEN", "FRAUD"), "fraudulent"),
-)
 _STATUS = {
     "authorized": GatewayStatus.AUTHORIZED,
     "ready": GatewayStatus.CAPTURED,
@@ -114,13 +110,7 @@ def order_number_for(idempotency_key: str) -> str:
 
 
 def decline_code(response_code: str, description: str) -> str:
-    if response_code in _DECLINES:
-        return _DECLINES[response_code]
-    text = description.upper()
-    for words, code in _WORDS:
-        if any(w in text for w in words):
-            return code
-    return "generic_decline"
+    return declines.decline_code(response_code, description, overlay=_DECLINES)
 
 
 class ForteGateway:
@@ -313,18 +303,12 @@ class ForteGateway:
         secrets = [creds.api_secret]
         if body and isinstance(body.get("card"), dict):
             secrets.append(str(body["card"].get("one_time_token", "")))
-        try:
-            parsed = json.loads(response.content, parse_float=Decimal)
-        except ValueError:
-            parsed = None
+        parsed = json_value(response.content)
         if not isinstance(parsed, dict):
             if response.status_code == 404:
                 return 404, {}
-            raise GatewayError(
-                f"Forte answered HTTP {response.status_code} in a format payhub does not know",
-                gateway=self.name,
-            )
-        scrubbed: dict[str, Any] = _scrub(parsed, [s for s in secrets if s])
+            raise unexpected(self.name)
+        scrubbed: dict[str, Any] = hide_in(parsed, secrets)
         return response.status_code, scrubbed
 
 
@@ -352,18 +336,6 @@ def _trn(reference: str) -> str:
     return _segment(reference, "trn_")
 
 
-def _scrub(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, _REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in value]
-    return value
-
-
 def _response(reply: dict[str, Any]) -> dict[str, Any]:
     inner = reply.get("response")
     return inner if isinstance(inner, dict) else {}
@@ -374,8 +346,7 @@ def _code(reply: dict[str, Any]) -> str:
 
 
 def _desc(reply: dict[str, Any]) -> str | None:
-    text = " ".join(str(_response(reply).get("response_desc") or "").split())
-    return text[:200] or None
+    return redact(str(_response(reply).get("response_desc") or ""))
 
 
 def _approved(status: int, reply: dict[str, Any]) -> bool:

@@ -60,6 +60,9 @@ import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import unexpected, xml_root
+from payhub.adapters.gateways.kit.redaction import redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -97,24 +100,11 @@ _GATEWAY_AUTH = "-2"
 _GATEWAY_SYSTEM = "1"
 _GATEWAY_CARD = frozenset({"13", "14"})  # invalid card data / invalid card number
 
-# Issuer RspCode -> payhub decline code.
-_DECLINE_CODES = {
-    "51": "insufficient_funds",  # insufficient funds
-    "61": "insufficient_funds",  # exceeds withdrawal limit
-    "54": "expired_card",  # expired card
+# Portico's own issuer RspCodes beside ISO 8583's (kit/declines.py).
+_DECLINE_OVERLAY = {
     "80": "expired_card",  # invalid expiration date
-    "N7": "incorrect_cvc",  # CVV2 mismatch
     "EB": "incorrect_cvc",  # CVV check failed
-    "04": "fraudulent",  # pick up card
-    "07": "fraudulent",  # pick up card, special condition
-    "41": "fraudulent",  # lost card
-    "43": "fraudulent",  # stolen card
-    "59": "fraudulent",  # suspected fraud
-    "06": "processing_error",
-    "19": "processing_error",  # re-enter transaction
-    "91": "processing_error",  # issuer unavailable
-    "96": "processing_error",  # system malfunction
-    "EC": "processing_error",
+    "EC": "processing_error",  # CID format error
 }
 _BRANDS = {
     "visa": "visa",
@@ -126,7 +116,6 @@ _BRANDS = {
     "jcb": "jcb",
     "diners": "diners",
 }
-_REDACTED = "[redacted]"
 _CREDENTIALS_HINT = "update it with PUT /api/merchant-accounts/{ref}/credentials/heartland"
 
 
@@ -142,7 +131,7 @@ def client_txn_id(key: str) -> str:
 
 
 def decline_code(rsp_code: str) -> str:
-    return _DECLINE_CODES.get(rsp_code, "generic_decline")
+    return declines.decline_code(rsp_code, overlay=_DECLINE_OVERLAY)
 
 
 @attrs.frozen
@@ -470,12 +459,6 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _scrub(text: str, hidden: tuple[str, ...]) -> str:
-    for secret in hidden:
-        text = text.replace(secret, _REDACTED)
-    return text[:200]
-
-
 def _flatten(element: ET.Element, hidden: tuple[str, ...]) -> dict[str, str]:
     """Leaf fields of an element and its nested groups (Data, AdditionalTxnFields, …)."""
     fields: dict[str, str] = {}
@@ -486,19 +469,16 @@ def _flatten(element: ET.Element, hidden: tuple[str, ...]) -> dict[str, str]:
         fields.setdefault(_local(child.tag), value)
     for name in ("RspText", "IssuerRspText", "GatewayRspMsg"):
         if name in fields:
-            fields[name] = _scrub(fields[name], hidden)
+            fields[name] = redact(fields[name], hidden) or ""
     return fields
 
 
 def _parse(content: bytes, operation: str, hidden: tuple[str, ...]) -> _Answer:
-    try:
-        root = ET.fromstring(content)  # noqa: S314 - see the import above
-    except ET.ParseError:
-        raise GatewayError("Heartland answered with malformed XML", gateway=GATEWAY) from None
+    root = xml_root(content, GATEWAY)
     version = root.find(f"{{{SOAP_NS}}}Body/{_q('PosResponse')}/{_q('Ver1.0')}")
     header = version.find(_q("Header")) if version is not None else None
     if version is None or header is None:
-        raise GatewayError("Heartland answered in a format payhub does not know", gateway=GATEWAY)
+        raise unexpected(GATEWAY)
 
     def head(name: str) -> str:
         return (header.findtext(_q(name)) or "").strip()
@@ -514,7 +494,7 @@ def _parse(content: bytes, operation: str, hidden: tuple[str, ...]) -> _Answer:
             body = _flatten(element, hidden)
     return _Answer(
         gateway_code=head("GatewayRspCode"),
-        gateway_message=_scrub(head("GatewayRspMsg"), hidden),
+        gateway_message=redact(head("GatewayRspMsg"), hidden) or "",
         txn_id=head("GatewayTxnId"),
         token_code=(token.findtext(_q("TokenRspCode")) or "").strip() if token is not None else "",
         token_value=(token.findtext(_q("TokenValue")) or "").strip() if token is not None else "",

@@ -51,8 +51,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -61,12 +59,15 @@ import attrs
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
-from payhub.adapters.gateways.http import default_client, json_body
+from payhub.adapters.gateways.http import GatewayHttp, json_body
 from payhub.adapters.gateways.http import path_segment as _path
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import credentials_rejected, json_value
+from payhub.adapters.gateways.kit.answers import unexpected as _kit_unexpected
+from payhub.adapters.gateways.kit.redaction import redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
-    DECLINE_CODES,
     ChargeRequest,
     Declined,
     GatewayCredentials,
@@ -74,7 +75,6 @@ from payhub.domain.payments import (
     GatewayError,
     GatewayResult,
     GatewayStatus,
-    GatewayTimeout,
     GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
@@ -102,24 +102,6 @@ _BRANDS = {
     "JCB": "jcb",
     "UP": "unionpay",
 }
-# Keyword -> payhub decline code, checked in order on the upper-cased decline text.
-_DECLINE_WORDS: tuple[tuple[str, str], ...] = (
-    ("CVV", "incorrect_cvc"),
-    ("CVC", "incorrect_cvc"),
-    ("CAM", "incorrect_cvc"),
-    ("EXPIRED", "expired_card"),
-    ("PICK UP", "fraudulent"),
-    ("FRAUD", "fraudulent"),
-    ("LOST", "fraudulent"),
-    ("STOLEN", "fraudulent"),
-    ("EXCEEDS BALANCE", "insufficient_funds"),
-    ("INSUFFICIENT", "insufficient_funds"),
-    ("NSF", "insufficient_funds"),
-    ("SYSTEM ERROR", "processing_error"),
-    ("RETRY", "processing_error"),
-    ("REENTER", "processing_error"),
-)
-_TOKEN_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}")
 
 
 class HelcimGateway:
@@ -128,7 +110,7 @@ class HelcimGateway:
     name = GATEWAY
 
     def __init__(self, client: httpx.Client | None = None) -> None:
-        self.client = client or default_client()
+        self.http = GatewayHttp(GATEWAY, client)
 
     # --- the port ----------------------------------------------------------------------
 
@@ -364,39 +346,31 @@ class HelcimGateway:
             kwargs["content"] = json_body(body)
         if params:
             kwargs["params"] = dict(params)
-        try:
-            response = self.client.request(method, BASE_URL + path, **kwargs)
-        except httpx.TimeoutException:
-            raise GatewayTimeout(
-                "helcim did not answer in time; the outcome is unknown until a status call"
-                " settles it",
-                gateway=GATEWAY,
-            ) from None
-        except httpx.TransportError as e:
-            raise GatewayUnavailable(
-                f"helcim could not be reached ({type(e).__name__})", gateway=GATEWAY
-            ) from None
-        try:
-            parsed: Any = json.loads(response.content or b"null", parse_float=Decimal)
-        except ValueError:
-            parsed = None
-        code = response.status_code
         hide = (creds.api_secret, secret)
+
+        def server_error(response: httpx.Response) -> Exception | None:
+            # Helcim answers some declines with a 500 "Transaction Declined: ..."
+            text = _errors_text(json_value(response.content))
+            return _declined(text, hide) if text and "DECLINED" in text.upper() else None
+
+        response = self.http.send(
+            method,
+            BASE_URL + path,
+            credentials_errors=False,
+            server_error=server_error,
+            **kwargs,
+        )
+        parsed = json_value(response.content)
+        code = response.status_code
         if code in (401, 403):
-            raise GatewayCredentialsRejected(
-                "Helcim rejected the merchant's API token; update it with"
-                " PUT /api/merchant-accounts/{ref}/credentials/helcim",
-                gateway=GATEWAY,
-                gateway_message=_scrub(_errors_text(parsed), hide),
+            raise credentials_rejected(
+                GATEWAY, what="API token", gateway_message=redact(_errors_text(parsed), hide)
             )
-        if code >= 500 or code == 429:
-            text = _errors_text(parsed)
-            if code >= 500 and text and "DECLINED" in text.upper():
-                raise _declined(text, hide)
+        if code == 429:
             raise GatewayUnavailable(
-                f"helcim answered {code}; try again later",
+                "Helcim asked us to slow down; try again shortly",
                 gateway=GATEWAY,
-                gateway_message=_scrub(text, hide),
+                gateway_message=redact(_errors_text(parsed), hide),
             )
         if code >= 400 or (
             isinstance(parsed, dict) and parsed.get("errors") and "transactionId" not in parsed
@@ -459,7 +433,7 @@ def _transaction_result(answer: _Answer, **support: str | None) -> GatewayResult
         }.get(kind, GatewayStatus.CAPTURED)
     elif status == "DECLINED":
         mapped = GatewayStatus.DECLINED
-        message = _scrub(_errors_text(txn.get("errors")), ())
+        message = redact(_errors_text(txn.get("errors")), ())
         decline_code = normalise_decline(message)
     else:
         raise _unexpected()
@@ -492,12 +466,7 @@ def _approved_or_raise(answer: _Answer, result: GatewayResult) -> GatewayResult:
 
 def normalise_decline(text: str | None) -> str:
     """Helcim's decline text ("Transaction Declined: EXPIRED CARD - …") as a payhub code."""
-    upper = (text or "").upper()
-    for word, code in _DECLINE_WORDS:
-        if word in upper:
-            assert code in DECLINE_CODES
-            return code
-    return "generic_decline"
+    return declines.decline_code(text=text)
 
 
 def _declined(text: str, hide: Sequence[str | None]) -> Declined:
@@ -506,7 +475,7 @@ def _declined(text: str, hide: Sequence[str | None]) -> Declined:
         f"Helcim declined the payment ({code})",
         gateway=GATEWAY,
         decline_code=code,
-        gateway_message=_scrub(text, hide),
+        gateway_message=redact(text, hide),
     )
 
 
@@ -514,7 +483,7 @@ def _error_from(code: int, body: Any, hide: Sequence[str | None]) -> GatewayErro
     """Map Helcim's ``errors`` (a list, a field map or a string) to payhub's failures."""
     text = _errors_text(body.get("errors") if isinstance(body, dict) else body) or ""
     upper = text.upper()
-    common: dict[str, Any] = {"gateway": GATEWAY, "gateway_message": _scrub(text, hide)}
+    common: dict[str, Any] = {"gateway": GATEWAY, "gateway_message": redact(text, hide)}
     if "DECLINED" in upper:
         return _declined(text, hide)
     if code == 409 or "IDEMPOTENCY" in upper:
@@ -546,17 +515,7 @@ def _errors_text(errors: Any) -> str | None:
 
 
 def _unexpected() -> GatewayError:
-    return GatewayError("Helcim answered in an unexpected shape", gateway=GATEWAY)
-
-
-def _scrub(message: str | None, hide: Sequence[str | None]) -> str | None:
-    """Helcim's words without the token, the API token or anything shaped like one."""
-    if not message:
-        return None
-    for secret in hide:
-        if secret:
-            message = message.replace(secret, "[redacted]")
-    return _TOKEN_LIKE.sub("[redacted]", message)[:300]
+    return _kit_unexpected(GATEWAY)
 
 
 def _list(answer: _Answer) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ failures and 5xx answers into ``GatewayUnavailable`` and 401/403 into
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -78,9 +79,15 @@ class GatewayHttp:
         url: str,
         *,
         credentials_errors: bool = True,
+        server_error: Callable[[httpx.Response], Exception | None] | None = None,
         **kwargs: Any,
     ) -> httpx.Response:
-        """Send one request. Business errors (4xx other than auth) are left to the adapter."""
+        """Send one request. Business errors (4xx other than auth) are left to the adapter.
+
+        ``server_error`` lets an adapter whose gateway answers some business outcomes with a
+        5xx (Helcim's declines) name the error first; when it returns None the 5xx is
+        ``GatewayUnavailable`` as usual.
+        """
         try:
             response = self.client.request(method, url, **kwargs)
         except httpx.TimeoutException:
@@ -95,6 +102,9 @@ class GatewayHttp:
             ) from None
         request_id = _request_id(response)
         if response.status_code >= 500:
+            own = server_error(response) if server_error else None
+            if own is not None:
+                raise own
             raise GatewayUnavailable(
                 f"{self.gateway} answered {response.status_code}; try again later",
                 gateway=self.gateway,

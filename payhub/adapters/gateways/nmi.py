@@ -60,6 +60,9 @@ import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import unexpected, xml_root
+from payhub.adapters.gateways.kit.redaction import hide_values, redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -100,7 +103,6 @@ _DECLINE_CODES = {
 }
 _COMMUNICATION_ERRORS = {"420", "421"}  # communication error (with the issuer)
 _SENSITIVE_FIELDS = ("security_key", "payment_token")
-_REDACTED = "[redacted]"
 _BRANDS = {
     "visa": "visa",
     "mastercard": "mastercard",
@@ -135,8 +137,9 @@ def decimal_amount(money: Money) -> str:
 
 def decline_code(response_code: str) -> str:
     """payhub's decline code for NMI's ``response_code`` (generic when not recognisable)."""
-    if response_code in _DECLINE_CODES:
-        return _DECLINE_CODES[response_code]
+    known = declines.from_iso8583(response_code, _DECLINE_CODES)
+    if known:
+        return known
     if response_code.startswith("4"):
         return "processing_error"
     return "generic_decline"
@@ -431,17 +434,12 @@ class NmiGateway:
         pairs = parse_qs(text.strip(), keep_blank_values=True).items()
         parsed = {k: _scrub(v[0], body) for k, v in pairs}  # secrets may arrive %-encoded
         if parsed.get("response") not in ("1", "2", "3"):
-            raise GatewayError("NMI answered in a format payhub does not know", gateway=self.name)
+            raise unexpected(self.name)
         return _Reply(parsed)
 
     def _query_root(self, creds: GatewayCredentials, fields: dict[str, str]) -> ET.Element:
         text = self._post(creds, QUERY_PATH, fields)
-        try:
-            root = ET.fromstring(text.strip())  # noqa: S314 - see the import above
-        except ET.ParseError:
-            raise GatewayError(
-                "NMI's Query API answered with malformed XML", gateway=self.name
-            ) from None
+        root = xml_root(text.strip().encode(), self.name)
         error = root.findtext("error_response")
         if error is not None:
             raise _query_failure(error.strip())
@@ -473,10 +471,7 @@ class NmiGateway:
 
 def _scrub(text: str, body: dict[str, str]) -> str:
     """Blank the request's secret and token wherever NMI's answer echoes them."""
-    for key in _SENSITIVE_FIELDS:
-        if body.get(key):
-            text = text.replace(body[key], _REDACTED)
-    return text
+    return hide_values(text, (body.get(key) for key in _SENSITIVE_FIELDS))
 
 
 def _charge_status(method_type: MethodType, capture: bool) -> GatewayStatus:
@@ -524,7 +519,7 @@ def _error(
         detail,
         gateway=NmiGateway.name,
         decline_code=decline,
-        gateway_message=message[:200] or None,
+        gateway_message=redact(message),
         gateway_request_id=request_id or None,
     )
 

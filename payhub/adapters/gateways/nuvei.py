@@ -53,7 +53,6 @@ settles); checksum orders cross-checked with Nuvei's Java SDK (Nuvei/nuvei-serve
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -63,6 +62,9 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import json_value, unexpected
+from payhub.adapters.gateways.kit.redaction import hide_values, redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -86,7 +88,6 @@ LIVE_BASE_URL = "https://secure.safecharge.com/ppp/api/v1"
 ID_MAX = 45  # the shortest limit among clientRequestId / clientUniqueId / userTokenId
 COUNTRY = "US"  # billing/user country: payhub's requests carry no payer address
 TOKEN_SEPARATOR = "|"  # noqa: S105 (a separator, not a secret)
-_REDACTED = "[redacted]"
 _CREDENTIALS_HINT = "update them with PUT /api/merchant-accounts/{ref}/credentials/nuvei"
 _FINANCIAL = (
     "merchantId",
@@ -174,17 +175,8 @@ def decimal_amount(money: Money) -> str:
 
 
 def decline_code(reason: str) -> str:
-    """payhub's decline code for a Nuvei ``gwErrorReason``."""
-    lowered = reason.lower()
-    if "insufficient" in lowered or "exceeds withdrawal" in lowered or "over limit" in lowered:
-        return "insufficient_funds"
-    if "expired" in lowered or "expiration" in lowered or "expiry" in lowered:
-        return "expired_card"
-    if "cvv" in lowered or "cvc" in lowered or "security code" in lowered:
-        return "incorrect_cvc"
-    if any(w in lowered for w in ("stolen", "lost card", "fraud", "pick up", "pickup", "risk")):
-        return "fraudulent"
-    return "generic_decline"
+    """payhub's decline code for a Nuvei ``gwErrorReason`` (the issuer's text)."""
+    return declines.decline_code(text=reason)
 
 
 class NuveiGateway:
@@ -412,7 +404,7 @@ class NuveiGateway:
             reference=_text(reply.get("transactionId")),
             status=status,
             amount=request.amount,
-            message=reason or None,
+            message=redact(reason),
             support=_support(reply),
         )
 
@@ -575,16 +567,10 @@ class NuveiGateway:
             json=body,
             headers={"Accept": "application/json"},
         )
-        text = _scrub(response.text, [creds.api_secret, *hide])
-        try:
-            parsed = json.loads(text, parse_float=Decimal) if text.strip() else {}
-        except ValueError:
-            raise GatewayError(
-                f"Nuvei answered HTTP {response.status_code} with a body payhub cannot read",
-                gateway=self.name,
-            ) from None
+        text = hide_values(response.text, [creds.api_secret, *hide])
+        parsed = json_value(text.encode()) if text.strip() else {}
         if not isinstance(parsed, dict):
-            raise GatewayError("Nuvei answered in an unknown shape", gateway=self.name)
+            raise unexpected(self.name)
         if response.status_code >= 400 or _text(parsed.get("status")) == "ERROR":
             raise _refusal(parsed, response.status_code, method)
         return parsed
@@ -623,13 +609,6 @@ def _year(value: object) -> int | None:
     if year is None:
         return None
     return year + 2000 if year < 100 else year
-
-
-def _scrub(text: str, hidden: Iterable[str | None]) -> str:
-    for value in hidden:
-        if value and len(value) >= 4:
-            text = text.replace(value, _REDACTED)
-    return text
 
 
 def _transaction(details: Mapping[str, Any]) -> dict[str, Any]:
@@ -678,7 +657,7 @@ def _error(
         detail,
         gateway=NuveiGateway.name,
         decline_code=decline,
-        gateway_message=message[:200] or None,
+        gateway_message=redact(message),
         gateway_request_id=_text((reply or {}).get("internalRequestId")) or None,
     )
 

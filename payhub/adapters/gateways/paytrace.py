@@ -41,7 +41,6 @@ References (checked 2026-11):
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +51,9 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import json_value, unexpected
+from payhub.adapters.gateways.kit.redaction import hide_in, redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -87,15 +89,7 @@ _AUTO_VOIDED = 103
 _DUPLICATE_CUSTOMER = "171"
 _CREDENTIAL_ERRORS = {"981"}  # "Log in failed for insufficient permissions."
 _METHOD_ERRORS = {"30", "35", "43", "44"}  # customer not found, card number, expiry
-_DECLINE_WORDS = (
-    (("INSUFFICIENT", "NSF", "OVER LIMIT", "EXCEEDS"), "insufficient_funds"),
-    (("EXPIRED", "EXPIRATION"), "expired_card"),
-    (("CVV", "CSC", "CVC", "SECURITY CODE"), "incorrect_cvc"),
-    (("PICK UP", "PICKUP", "LOST", "STOLEN", "FRAUD"), "fraudulent"),
-    (("PROCESSOR", "SYSTEM ERROR", "RE-ENTER", "TRY AGAIN"), "processing_error"),
-)
 _CREDENTIALS_HINT = "update them with PUT /api/merchant-accounts/{ref}/credentials/paytrace"
-_REDACTED = "[redacted]"
 
 
 def base_url(sandbox: bool) -> str:
@@ -123,11 +117,7 @@ def decimal_amount(money: Money) -> str:
 
 def decline_code(approval_message: str) -> str:
     """payhub's decline code from the issuer's text PayTrace relays in ``approval_message``."""
-    text = approval_message.upper()
-    for words, code in _DECLINE_WORDS:
-        if any(word in text for word in words):
-            return code
-    return "generic_decline"
+    return declines.decline_code(text=approval_message)
 
 
 def split_token(token: str) -> tuple[str, str]:
@@ -243,7 +233,7 @@ class PayTraceGateway:
                 reference=str(reply.get("transaction_id", "")),
                 status=GatewayStatus.CAPTURED if request.capture else GatewayStatus.AUTHORIZED,
                 amount=request.amount,
-                message=_text(reply.get("status_message")),
+                message=redact(reply.get("status_message")),
                 support=_support(reply),
             )
         failure = _failure(reply)
@@ -291,7 +281,7 @@ class PayTraceGateway:
             reference,
             GatewayStatus.CAPTURED,
             amount,
-            message=_text(reply.get("status_message")),
+            message=redact(reply.get("status_message")),
             support=_support(reply),
         )
 
@@ -308,7 +298,7 @@ class PayTraceGateway:
             str(reply.get("transaction_id") or reference),
             GatewayStatus.REFUNDED,
             amount,
-            message=_text(reply.get("status_message")),
+            message=redact(reply.get("status_message")),
             support=_support(reply),
         )
 
@@ -324,7 +314,7 @@ class PayTraceGateway:
             reference,
             GatewayStatus.VOIDED,
             _money(abs(record.amount)),
-            message=_text(reply.get("status_message")),
+            message=redact(reply.get("status_message")),
             support=_support(reply),
         )
 
@@ -439,12 +429,12 @@ class PayTraceGateway:
         answer = _json(response, [creds.api_secret])
         token = answer.get("access_token")
         if response.status_code in (400, 401, 403) or "error" in answer or not token:
-            error = _text(answer.get("error")) or f"HTTP {response.status_code}"
+            error = redact(answer.get("error")) or f"HTTP {response.status_code}"
             raise GatewayCredentialsRejected(
                 f"PayTrace refused the merchant's API user name or password ({error[:40]});"
                 f" {_CREDENTIALS_HINT}",
                 gateway=self.name,
-                gateway_message=_text(answer.get("error_description")),
+                gateway_message=redact(answer.get("error_description")),
             )
         lifetime = _decimal(answer.get("expires_in") or _DEFAULT_TOKEN_LIFETIME)
         with self._lock:
@@ -482,30 +472,11 @@ def _secrets(creds: GatewayCredentials, body: dict[str, Any]) -> list[str]:
 
 
 def _json(response: httpx.Response, secrets: list[str]) -> dict[str, Any]:
-    try:
-        parsed = json.loads(response.content, parse_float=Decimal)
-    except ValueError:
-        parsed = None
+    parsed = json_value(response.content)
     if not isinstance(parsed, dict):
-        raise GatewayError(
-            f"PayTrace answered HTTP {response.status_code} in a format payhub does not know",
-            gateway=PayTraceGateway.name,
-        )
-    scrubbed: dict[str, Any] = _scrub(parsed, secrets)
+        raise unexpected(PayTraceGateway.name)
+    scrubbed: dict[str, Any] = hide_in(parsed, secrets)
     return scrubbed
-
-
-def _scrub(value: Any, secrets: list[str]) -> Any:
-    """Blank any secret or token PayTrace echoes back, wherever it sits in the answer."""
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, _REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in value]
-    return value
 
 
 def _code(reply: dict[str, Any]) -> int | None:
@@ -519,17 +490,12 @@ def _error_codes(reply: dict[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for code, texts in errors.items():
         text = texts[0] if isinstance(texts, list) and texts else texts
-        out[str(code)] = str(text or "")[:200]
+        out[str(code)] = str(text or "")
     return out
 
 
 def _is_not_found(reply: dict[str, Any]) -> bool:
     return any("no " in t.lower() and "found" in t.lower() for t in _error_codes(reply).values())
-
-
-def _text(value: Any) -> str | None:
-    text = " ".join(str(value or "").split())
-    return text[:200] or None
 
 
 def _support(reply: dict[str, Any]) -> dict[str, str]:
@@ -541,8 +507,8 @@ def _failure(reply: dict[str, Any]) -> GatewayError:
     """The payhub failure for an unsuccessful PayTrace answer."""
     code = _code(reply)
     reference = str(reply.get("transaction_id") or "") or None
-    issuer = _text(reply.get("approval_message")) or ""
-    status_message = _text(reply.get("status_message")) or ""
+    issuer = redact(reply.get("approval_message")) or ""
+    status_message = redact(reply.get("status_message")) or ""
     if code in (_DECLINED, _AUTO_VOIDED):
         reason = decline_code(issuer)
         if code == _AUTO_VOIDED and reason == "generic_decline":
@@ -552,11 +518,11 @@ def _failure(reply: dict[str, Any]) -> GatewayError:
             f"PayTrace declined the payment ({reason}, response code {code})",
             gateway=PayTraceGateway.name,
             decline_code=reason,
-            gateway_message=(f"{status_message} {issuer}".strip() or None),
+            gateway_message=redact(f"{status_message} {issuer}"),
             gateway_request_id=reference,
         )
     errors = _error_codes(reply)
-    joined = "; ".join(f"{k}: {v}" for k, v in sorted(errors.items()))[:200] or status_message
+    joined = redact("; ".join(f"{k}: {v}" for k, v in sorted(errors.items()))) or status_message
     lowered = joined.lower()
     if errors.keys() & _CREDENTIAL_ERRORS or "log in failed" in lowered:
         return GatewayCredentialsRejected(

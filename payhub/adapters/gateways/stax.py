@@ -44,8 +44,6 @@ Choices a reader must know:
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -53,12 +51,15 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.http import Answer as _Answer
-from payhub.adapters.gateways.http import default_client, json_body
+from payhub.adapters.gateways.http import GatewayHttp, json_body
 from payhub.adapters.gateways.http import path_segment as _path
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import credentials_rejected, json_value, require_text
+from payhub.adapters.gateways.kit.answers import unexpected as _kit_unexpected
+from payhub.adapters.gateways.kit.redaction import redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
-    DECLINE_CODES,
     ChargeRequest,
     Declined,
     GatewayCredentials,
@@ -66,7 +67,6 @@ from payhub.domain.payments import (
     GatewayError,
     GatewayResult,
     GatewayStatus,
-    GatewayTimeout,
     GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
@@ -79,18 +79,12 @@ BASE_URL = "https://apiprod.fattlabs.com"
 CURRENCY = "USD"
 _ID_MAX = 255
 _NOTE_MAX = 255
-_DECLINE_WORDS: tuple[tuple[str, str], ...] = (
-    ("INSUFFICIENT", "insufficient_funds"),
-    ("CVV", "incorrect_cvc"),
-    ("EXPIR", "expired_card"),
-    ("LOST", "fraudulent"),
-    ("STOLEN", "fraudulent"),
-    ("HOLD-CALL", "fraudulent"),
-    ("FRAUD", "fraudulent"),
-    ("ERROR OCCURRED DURING PROCESSING", "processing_error"),
-    ("GATEWAY UNREACHABLE", "processing_error"),
+# Stax's own decline texts beside the shared words (kit/declines.py).
+_DECLINE_WORDS: declines.Words = (
+    (("EXPIR",), "expired_card"),
+    (("HOLD-CALL",), "fraudulent"),
+    (("ERROR OCCURRED DURING PROCESSING", "GATEWAY UNREACHABLE"), "processing_error"),
 )
-_TOKEN_LIKE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F-]{14,}|[A-Za-z0-9._\-]{32,}")
 
 
 class StaxGateway:
@@ -99,7 +93,7 @@ class StaxGateway:
     name = GATEWAY
 
     def __init__(self, client: httpx.Client | None = None) -> None:
-        self.client = client or default_client()
+        self.http = GatewayHttp(GATEWAY, client)
 
     # --- the port ----------------------------------------------------------------------
 
@@ -137,7 +131,7 @@ class StaxGateway:
             raise _unexpected()
         capture = captures[-1]
         return GatewayResult(
-            reference=_text(capture, "id"),
+            reference=require_text(capture, "id", GATEWAY),
             status=GatewayStatus.CAPTURED,
             amount=_money(capture.get("total")),
             support={**auth.support, "authorization": reference},
@@ -158,7 +152,7 @@ class StaxGateway:
                     "Stax has no capture of this pre-authorization to refund", gateway=GATEWAY
                 )
             target = captures[-1]
-        target_id = _text(target, "id")
+        target_id = require_text(target, "id", GATEWAY)
         left = _dollars(target.get("total")) - _dollars(target.get("total_refunded") or 0)
         full = _dollars(stax_amount(amount)) >= left and not target.get("total_refunded")
         path = f"/transaction/{_path(target_id)}/" + ("void-or-refund" if full else "refund")
@@ -181,7 +175,7 @@ class StaxGateway:
             raise GatewayError("Stax did not record the refund", gateway=GATEWAY)
         newest = max(refunds, key=lambda c: str(c.get("created_at", "")))
         return GatewayResult(
-            reference=_text(newest, "id"),
+            reference=require_text(newest, "id", GATEWAY),
             status=GatewayStatus.REFUNDED,
             amount=_money(newest.get("total")),
             support=answer.support(stax_action="refund", charge=reference),
@@ -223,7 +217,7 @@ class StaxGateway:
         brand = _opt_str(method.get("card_type"))
         return SavedMethod(
             gateway_customer_ref=customer,
-            method_ref=_text(method, "id"),
+            method_ref=require_text(method, "id", GATEWAY),
             method_type=MethodType.CARD,
             brand=brand.lower() if brand else None,
             last4=_opt_str(method.get("card_last_four")),
@@ -249,36 +243,19 @@ class StaxGateway:
         if method == "POST":
             headers["Content-Type"] = "application/json"
             kwargs["content"] = json_body(dict(body or {}))
-        try:
-            response = self.client.request(method, BASE_URL + path, **kwargs)
-        except httpx.TimeoutException:
-            raise GatewayTimeout(
-                "stax did not answer in time; the outcome is unknown until a status call"
-                " settles it",
-                gateway=GATEWAY,
-            ) from None
-        except httpx.TransportError as e:
-            raise GatewayUnavailable(
-                f"stax could not be reached ({type(e).__name__})", gateway=GATEWAY
-            ) from None
-        try:
-            parsed: Any = json.loads(response.content or b"null", parse_float=Decimal)
-        except ValueError:
-            parsed = None
+        response = self.http.send(method, BASE_URL + path, credentials_errors=False, **kwargs)
+        parsed = json_value(response.content)
         code = response.status_code
         hide = (creds.api_secret, secret)
         if code in (401, 403):
-            raise GatewayCredentialsRejected(
-                "Stax rejected the merchant's API key; update it with"
-                " PUT /api/merchant-accounts/{ref}/credentials/stax",
-                gateway=GATEWAY,
-                gateway_message=_scrub(_errors_text(parsed), hide),
+            raise credentials_rejected(
+                GATEWAY, what="API key", gateway_message=redact(_errors_text(parsed), hide)
             )
-        if code >= 500 or code == 429:
+        if code == 429:
             raise GatewayUnavailable(
-                f"stax answered {code}; try again later",
+                "Stax asked us to slow down; try again shortly",
                 gateway=GATEWAY,
-                gateway_message=_scrub(_errors_text(parsed), hide),
+                gateway_message=redact(_errors_text(parsed), hide),
             )
         if code >= 400:
             raise _error_from(code, parsed, hide)
@@ -320,7 +297,7 @@ def _transaction_result(answer: _Answer) -> GatewayResult:
     amount = total
     if txn.get("success") is not True:
         status = GatewayStatus.DECLINED
-        message = _scrub(_opt_str(txn.get("message")), ())
+        message = redact(_opt_str(txn.get("message")), ())
         decline_code = normalise_decline(message)
     elif kind == "pre_auth" and not captured:
         status = GatewayStatus.VOIDED if txn.get("is_voided") else GatewayStatus.AUTHORIZED
@@ -338,7 +315,7 @@ def _transaction_result(answer: _Answer) -> GatewayResult:
             else GatewayStatus.CAPTURED
         )
     return GatewayResult(
-        reference=_text(txn, "id"),
+        reference=require_text(txn, "id", GATEWAY),
         status=status,
         amount=_money(amount),
         decline_code=decline_code,
@@ -371,12 +348,7 @@ def _children(txn: Mapping[str, Any], field: str, kind: str) -> list[dict[str, A
 
 def normalise_decline(text: str | None) -> str:
     """Stax's decline message ("Insufficient Funds", "CVV does not match.") as a payhub code."""
-    upper = (text or "").upper()
-    for word, code in _DECLINE_WORDS:
-        if word in upper:
-            assert code in DECLINE_CODES
-            return code
-    return "generic_decline"
+    return declines.decline_code(text=text, extra_words=_DECLINE_WORDS)
 
 
 def _declined(text: str | None, hide: Sequence[str | None]) -> Declined:
@@ -385,7 +357,7 @@ def _declined(text: str | None, hide: Sequence[str | None]) -> Declined:
         f"Stax declined the payment ({code})",
         gateway=GATEWAY,
         decline_code=code,
-        gateway_message=_scrub(text, hide),
+        gateway_message=redact(text, hide),
     )
 
 
@@ -394,7 +366,7 @@ def _error_from(code: int, body: Any, hide: Sequence[str | None]) -> GatewayErro
     if isinstance(body, dict) and body.get("success") is False and "id" in body:
         return _declined(_opt_str(body.get("message")), hide)
     text = _errors_text(body) or ""
-    common: dict[str, Any] = {"gateway": GATEWAY, "gateway_message": _scrub(text, hide)}
+    common: dict[str, Any] = {"gateway": GATEWAY, "gateway_message": redact(text, hide)}
     if isinstance(body, dict) and "payment_method_id" in body:
         return PaymentMethodInvalid(
             "Stax cannot use this payment method (unknown, deleted or redacted); collect the"
@@ -428,17 +400,7 @@ def _errors_text(body: Any) -> str | None:
 
 
 def _unexpected() -> GatewayError:
-    return GatewayError("Stax answered in an unexpected shape", gateway=GATEWAY)
-
-
-def _scrub(message: str | None, hide: Sequence[str | None]) -> str | None:
-    """Stax's words without the key, the payment method id or anything shaped like them."""
-    if not message:
-        return None
-    for secret in hide:
-        if secret:
-            message = message.replace(secret, "[redacted]")
-    return _TOKEN_LIKE.sub("[redacted]", message)[:300]
+    return _kit_unexpected(GATEWAY)
 
 
 def _dollars(value: object) -> Decimal:
@@ -459,13 +421,6 @@ def _money(value: object) -> Money:
         return Money.of(_dollars(value), CURRENCY)
     except ValidationError:
         raise _unexpected() from None
-
-
-def _text(obj: Mapping[str, Any], key: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise _unexpected()
-    return value
 
 
 def _opt_str(value: object) -> str | None:

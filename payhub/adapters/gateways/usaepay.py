@@ -47,7 +47,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import json
 import secrets
 from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
@@ -57,6 +56,9 @@ from urllib.parse import quote
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
+from payhub.adapters.gateways.kit import declines
+from payhub.adapters.gateways.kit.answers import json_value, unexpected
+from payhub.adapters.gateways.kit.redaction import hide_values, redact
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -80,7 +82,6 @@ LIVE_BASE_URL = "https://usaepay.com/api/v2"
 ORDERID_MAX = 64
 LOOKUP_PAGE = 100
 LOOKUP_PAGES = 3  # the newest 300 transactions: a lost answer is seconds to minutes old
-_REDACTED = "[redacted]"
 _CREDENTIALS_HINT = "update them with PUT /api/merchant-accounts/{ref}/credentials/usaepay"
 
 # ISO 4217 numeric codes for the currencies payhub may send (USAePay takes numbers).
@@ -152,17 +153,10 @@ def decimal_amount(money: Money) -> str:
 
 
 def decline_code(message: str, code: str = "") -> str:
-    """payhub's decline code for a USAePay decline, from its message and error code."""
-    lowered = message.lower()
-    if code == "17" or "expired" in lowered or "expiration" in lowered:
+    """payhub's decline code for a USAePay decline, from its error code and message."""
+    if code == "17":  # card expired
         return "expired_card"
-    if "insufficient" in lowered or "(51)" in lowered or "over limit" in lowered:
-        return "insufficient_funds"
-    if any(w in lowered for w in ("cvv", "cvc", "cvv2", "security code", "(n7)")):
-        return "incorrect_cvc"
-    if any(w in lowered for w in ("stolen", "lost card", "fraud", "pick up", "pickup")):
-        return "fraudulent"
-    return "generic_decline"
+    return declines.decline_code(text=message)
 
 
 class UsaEpayGateway:
@@ -210,7 +204,7 @@ class UsaEpayGateway:
             reference=_text(reply.get("key")),
             status=GatewayStatus.CAPTURED if request.capture else GatewayStatus.AUTHORIZED,
             amount=request.amount,
-            message=_text(reply.get("result")) or None,
+            message=redact(_text(reply.get("result"))),
             support=_support(reply),
         )
 
@@ -226,9 +220,7 @@ class UsaEpayGateway:
             )
             rows = listing.get("data")
             if not isinstance(rows, list):
-                raise GatewayError(
-                    "USAePay listed transactions in an unknown shape", gateway=self.name
-                )
+                raise unexpected(self.name)
             for row in rows:
                 if (
                     isinstance(row, dict)
@@ -253,7 +245,7 @@ class UsaEpayGateway:
             reference,
             GatewayStatus.CAPTURED,
             amount,
-            message=_text(reply.get("result")) or None,
+            message=redact(_text(reply.get("result"))),
             support=_support(reply),
         )
 
@@ -269,7 +261,7 @@ class UsaEpayGateway:
             _text(reply.get("key")) or reference,
             GatewayStatus.REFUNDED,
             amount,
-            message=_text(reply.get("result")) or None,
+            message=redact(_text(reply.get("result"))),
             support=_support(reply),
         )
 
@@ -285,7 +277,7 @@ class UsaEpayGateway:
             reference,
             GatewayStatus.VOIDED,
             before.amount,
-            message=_text(reply.get("result")) or None,
+            message=redact(_text(reply.get("result"))),
             support=_support(reply),
         )
 
@@ -418,7 +410,7 @@ class UsaEpayGateway:
         """One ``POST /transactions``; approved (A/P) answers come back, the rest raise."""
         reply = self._call(creds, "POST", "/transactions", json=body, hide=hide)
         if not isinstance(reply, dict):
-            raise GatewayError("USAePay answered in an unknown shape", gateway=self.name)
+            raise unexpected(self.name)
         code = _text(reply.get("result_code"))
         if code in ("A", "P"):
             return reply
@@ -451,18 +443,14 @@ class UsaEpayGateway:
             **kwargs,
         )
         hidden = [creds.api_secret, pin, *hide]
-        text = _scrub(response.text, hidden)
+        text = hide_values(response.text, hidden)
         if response.status_code == 429:
             raise GatewayUnavailable(
                 "USAePay's API rate limit was exceeded; try again shortly", gateway=self.name
             )
-        try:
-            parsed = json.loads(text, parse_float=Decimal) if text.strip() else {}
-        except ValueError:
-            raise GatewayError(
-                f"USAePay answered HTTP {response.status_code} with a body payhub cannot read",
-                gateway=self.name,
-            ) from None
+        parsed = json_value(text.encode()) if text.strip() else {}
+        if parsed is None:
+            raise unexpected(self.name)
         if response.status_code >= 400 or (isinstance(parsed, dict) and _is_refusal(parsed)):
             raise _refusal(parsed if isinstance(parsed, dict) else {}, response.status_code)
         return parsed
@@ -493,13 +481,6 @@ def _text(value: object) -> str:
     return str(value).strip()
 
 
-def _scrub(text: str, hidden: Iterable[str | None]) -> str:
-    for value in hidden:
-        if value and len(value) >= 4:
-            text = text.replace(value, _REDACTED)
-    return text
-
-
 def _support(reply: Mapping[str, Any]) -> dict[str, str]:
     keep = {
         "refnum": reply.get("refnum"),
@@ -527,7 +508,7 @@ def _error(
         detail,
         gateway=UsaEpayGateway.name,
         decline_code=decline,
-        gateway_message=message[:200] or None,
+        gateway_message=redact(message),
         gateway_request_id=_text((reply or {}).get("refnum")) or None,
     )
 
@@ -630,7 +611,7 @@ def _result(row: Mapping[str, Any], currency: str) -> GatewayResult:
         reference=_text(row.get("key")),
         status=status,
         amount=_money(row.get("amount") or row.get("auth_amount"), currency),
-        message=_text(row.get("status")) or None,
+        message=redact(_text(row.get("status"))),
         support=_support(row) | ({"status_code": status_code} if status_code else {}),
     )
 

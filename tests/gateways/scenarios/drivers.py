@@ -1,0 +1,361 @@
+"""One scenario driver per gateway: how to make its fake approve, decline and save."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from payhub.adapters.gateways.clover import CloverGateway
+from payhub.adapters.gateways.elavon import ElavonGateway
+from payhub.adapters.gateways.fiserv import FiservGateway
+from payhub.adapters.gateways.forte import ForteGateway
+from payhub.adapters.gateways.heartland import HeartlandGateway
+from payhub.adapters.gateways.helcim import HelcimGateway
+from payhub.adapters.gateways.nmi import NmiGateway
+from payhub.adapters.gateways.nuvei import NuveiGateway
+from payhub.adapters.gateways.paytrace import PayTraceGateway
+from payhub.adapters.gateways.stax import StaxGateway
+from payhub.adapters.gateways.usaepay import UsaEpayGateway
+from payhub.domain.payments import GatewayCredentials
+from payhub.ports import Gateway
+from tests.gateways.fakes import (
+    clover,
+    elavon,
+    fiserv,
+    forte,
+    heartland,
+    helcim,
+    nmi,
+    nuvei,
+    paytrace,
+    stax,
+    usaepay,
+)
+from tests.gateways.scenarios.base import Driver
+
+NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
+
+
+class Nmi(Driver):
+    name = "nmi"
+    decline_tokens = {
+        "generic_decline": "tok_decline",
+        "insufficient_funds": "tok_insufficient",
+        "expired_card": "tok_expired",
+        "incorrect_cvc": "tok_cvv",
+        "fraudulent": "tok_stolen",
+        "processing_error": "tok_processor_error",
+    }
+
+    def make_fake(self) -> Any:
+        return nmi.FakeNmi()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return NmiGateway(client)
+
+    creds = GatewayCredentials(api_secret=nmi.SECURITY_KEY, sandbox=True)
+    bad_creds = GatewayCredentials(api_secret="not-the-security-key", sandbox=True)
+
+    def card_token(self) -> str:
+        return "tok_visa"
+
+    def save_token(self) -> str:
+        return "tok_mastercard"
+
+
+class Fiserv(Driver):
+    name = "fiserv"
+    decline_tokens = {
+        "generic_decline": "session-decline-05",
+        "insufficient_funds": "session-decline-51",
+        "expired_card": "session-decline-54",
+        "incorrect_cvc": "session-decline-N7",
+        "fraudulent": "session-decline-43",
+        "processing_error": "session-decline-96",
+    }
+    _fields = {
+        "apiKey": fiserv.API_KEY,
+        "merchantId": fiserv.MERCHANT_ID,
+        "terminalId": fiserv.TERMINAL_ID,
+    }
+    creds = GatewayCredentials(fiserv.API_SECRET, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials("not-the-api-secret", sandbox=True, fields=_fields)
+
+    def make_fake(self) -> Any:
+        return fiserv.FakeFiserv()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return FiservGateway(client, now=lambda: NOW)
+
+    def card_token(self) -> str:
+        return str(self.fake.session())
+
+    def charges_made(self) -> int:
+        return sum(1 for t in self.fake.transactions.values() if t.get("type") == "CHARGE")
+
+
+class Heartland(Driver):
+    name = "heartland"
+    decline_tokens = {
+        "generic_decline": "supt_decline",
+        "insufficient_funds": "supt_insufficient",
+        "expired_card": "supt_expired",
+        "incorrect_cvc": "supt_cvv",
+        "fraudulent": "supt_stolen",
+        # issuer 91 is reversed and reported as GatewayUnavailable (retry-safe), not a decline
+    }
+    creds = GatewayCredentials(api_secret=heartland.CERT_KEY, sandbox=True)
+    bad_creds = GatewayCredentials(api_secret="skapi_cert_notTheKey", sandbox=True)
+
+    def make_fake(self) -> Any:
+        return heartland.FakeHeartland()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return HeartlandGateway(client)
+
+    def card_token(self) -> str:
+        return "supt_visa"
+
+    def save_token(self) -> str:
+        return "supt_mastercard"
+
+
+class Elavon(Driver):
+    name = "elavon"
+    decline_tokens = {
+        "generic_decline": "ck_decline",
+        "insufficient_funds": "ck_insufficient",
+        "expired_card": "ck_expired",
+        "incorrect_cvc": "ck_cvv",
+        "fraudulent": "ck_stolen",
+    }
+    _fields = {"merchantId": elavon.MERCHANT_ID, "userId": elavon.USER_ID}
+    creds = GatewayCredentials(api_secret=elavon.PIN, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials(api_secret="not-the-pin", sandbox=True, fields=_fields)
+
+    def make_fake(self) -> Any:
+        return elavon.FakeElavon()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return ElavonGateway(client)
+
+    def card_token(self) -> str:
+        return "ck_visa"
+
+    def save_token(self) -> str:
+        return "ck_mastercard"
+
+
+class Clover(Driver):
+    name = "clover"
+    _numbers = {
+        "generic_decline": "4005571702222222",
+        "insufficient_funds": "4000000000009995",
+        "expired_card": "4000000000000069",
+        "incorrect_cvc": "4000000000000127",
+        "fraudulent": "4100000000000019",
+        "processing_error": "4000000000000119",
+    }
+    creds = GatewayCredentials(api_secret=clover.SANDBOX_KEY, sandbox=True)
+    bad_creds = GatewayCredentials(api_secret="11111111-2222-4333-8444-555555555555", sandbox=True)
+
+    def make_fake(self) -> Any:
+        return clover.FakeClover()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return CloverGateway(client)
+
+    def card_token(self) -> str:
+        return str(self.fake.tokenize())
+
+    def decline_token(self, family: str) -> str | None:
+        return str(self.fake.tokenize(self._numbers[family]))
+
+    def charges_made(self) -> int:
+        return len(self.fake.charges)
+
+
+class Helcim(Driver):
+    name = "helcim"
+    _cvv = {
+        "generic_decline": "209",
+        "insufficient_funds": "225",
+        "expired_card": "210",
+        "incorrect_cvc": "200",
+        "fraudulent": "201",
+        "processing_error": "207",
+    }
+    creds = GatewayCredentials(api_secret=helcim.API_TOKEN, sandbox=True)
+    bad_creds = GatewayCredentials(api_secret="notTheRightApiToken1234567", sandbox=True)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._names = (f"Card Holder {n}" for n in itertools.count(1))
+
+    def make_fake(self) -> Any:
+        return helcim.FakeHelcim()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return HelcimGateway(client)
+
+    def card_token(self) -> str:
+        # a fresh holder name each time: Helcim declines the same card, name and amount twice
+        return str(self.fake.tokenize(name=next(self._names)))
+
+    def decline_token(self, family: str) -> str | None:
+        return str(self.fake.tokenize(cvv=self._cvv[family], name=next(self._names)))
+
+
+class Stax(Driver):
+    name = "stax"
+    _numbers = {
+        "generic_decline": "4012888888881881",
+        "insufficient_funds": "4000000000009995",
+        "expired_card": "4000000000000069",
+        "incorrect_cvc": "4000000000000127",
+        "fraudulent": "4000000000009979",
+        "processing_error": "4000000000000119",
+    }
+    creds = GatewayCredentials(api_secret=stax.API_KEY, sandbox=True)
+    bad_creds = GatewayCredentials(api_secret="not-the-stax-key-123456", sandbox=True)
+
+    def make_fake(self) -> Any:
+        return stax.FakeStax()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return StaxGateway(client)
+
+    def card_token(self) -> str:
+        return str(self.fake.tokenize())
+
+    def decline_token(self, family: str) -> str | None:
+        return str(self.fake.tokenize(self._numbers[family]))
+
+    def settle(self) -> None:
+        self.fake.settle()
+
+    def charges_made(self) -> int:
+        return sum(1 for t in self.fake.transactions.values() if t.get("type") == "charge")
+
+
+class PayTrace(Driver):
+    name = "paytrace"
+    _fields = {"username": paytrace.USERNAME, "integratorId": paytrace.INTEGRATOR_ID}
+    creds = GatewayCredentials(api_secret=paytrace.PASSWORD, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials(api_secret="not-the-password", sandbox=True, fields=_fields)
+    decline_tokens = {
+        "generic_decline": "hpf_decline|enc_key_abc==",
+        "insufficient_funds": "hpf_insufficient|enc_key_abc==",
+        "expired_card": "hpf_expired|enc_key_abc==",
+        "incorrect_cvc": "hpf_cvv|enc_key_abc==",
+        "fraudulent": "hpf_stolen|enc_key_abc==",
+        "processing_error": "hpf_processor|enc_key_abc==",
+    }
+
+    def make_fake(self) -> Any:
+        return paytrace.FakePayTrace()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return PayTraceGateway(client, today=lambda: NOW)
+
+    def card_token(self) -> str:
+        return "hpf_visa|enc_key_abc=="
+
+    def save_token(self) -> str:
+        return "hpf_mastercard|enc_key_abc=="
+
+    def breaks(self, request: httpx.Request) -> bool:
+        return request.url.path != "/oauth/token"  # the access token is not the operation
+
+
+class Forte(Driver):
+    name = "forte"
+    decline_tokens = {
+        "generic_decline": "ott_decline",
+        "insufficient_funds": "ott_insufficient",
+        "expired_card": "ott_expired",
+        "fraudulent": "ott_stolen",
+    }
+    _fields = {"accessId": forte.ACCESS_ID, "organizationId": forte.ORG, "locationId": forte.LOC}
+    creds = GatewayCredentials(api_secret=forte.SECURE_KEY, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials(api_secret="not-the-secure-key", sandbox=True, fields=_fields)
+
+    def make_fake(self) -> Any:
+        return forte.FakeForte()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return ForteGateway(client)
+
+    def card_token(self) -> str:
+        return "ott_visa"
+
+    def save_token(self) -> str:
+        return "ott_mastercard"
+
+
+class UsaEpay(Driver):
+    name = "usaepay"
+    decline_tokens = {
+        "generic_decline": "pk_decline",
+        "insufficient_funds": "pk_insufficient",
+        "expired_card": "pk_expired",
+        "incorrect_cvc": "pk_cvv",
+        "fraudulent": "pk_stolen",
+    }
+    creds = GatewayCredentials(
+        api_secret=usaepay.API_KEY, sandbox=True, fields={"pin": usaepay.PIN}
+    )
+    bad_creds = GatewayCredentials(
+        api_secret="not-the-api-key-0000", sandbox=True, fields={"pin": usaepay.PIN}
+    )
+
+    def make_fake(self) -> Any:
+        return usaepay.FakeUsaEpay()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return UsaEpayGateway(client)
+
+    def card_token(self) -> str:
+        return "pk_visa"
+
+    def save_token(self) -> str:
+        return "pk_mastercard"
+
+
+class Nuvei(Driver):
+    name = "nuvei"
+    _cards = {
+        "generic_decline": "decline",
+        "insufficient_funds": "insufficient",
+        "expired_card": "expired",
+        "incorrect_cvc": "cvv",
+        "fraudulent": "stolen",
+    }
+    _fields = {"merchantId": nuvei.MERCHANT_ID, "merchantSiteId": nuvei.MERCHANT_SITE_ID}
+    creds = GatewayCredentials(api_secret=nuvei.SECRET, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials(api_secret="not-the-secret-key", sandbox=True, fields=_fields)
+
+    def make_fake(self) -> Any:
+        return nuvei.FakeNuvei()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return NuveiGateway(client)
+
+    def card_token(self) -> str:
+        return str(self.fake.fields_token("visa"))
+
+    def save_token(self) -> str:
+        return str(self.fake.fields_token("mastercard"))
+
+    def decline_token(self, family: str) -> str | None:
+        card = self._cards.get(family)
+        return str(self.fake.fields_token(card)) if card else None
+
+
+DRIVERS: dict[str, type[Driver]] = {
+    d.name: d
+    for d in (Nmi, Fiserv, Heartland, Elavon, Clover, Helcim, Stax, PayTrace, Forte, UsaEpay, Nuvei)
+}
