@@ -12,7 +12,6 @@ assets the ``swagger-ui-py`` package ships, so the reference works with no inter
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import re
 from pathlib import Path
@@ -20,10 +19,12 @@ from typing import Any
 
 from litestar import Controller, Litestar, MediaType, Request, Response, get
 from litestar.exceptions import NotFoundException
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
 from payhub_server.deps import PUBLIC
+from payhub_server.openapi_doc import complete
 
 VIEWS = {
     "all": ("Complete reference", {"public", "provider", "merchant"}),
@@ -62,9 +63,9 @@ def openapi_view(app: Litestar, view: str) -> dict[str, Any]:
     if view not in VIEWS:
         raise NotFoundException(f"no reference view '{view}'")
     title, allowed = VIEWS[view]
-    schema = copy.deepcopy(app.openapi_schema.to_schema())
-    schema["info"]["title"] = f"payhub API: {title}"
     who = audiences(app)
+    schema = complete(app.openapi_schema.to_schema(), who)
+    schema["info"]["title"] = f"payhub API: {title}"
     paths: dict[str, Any] = {}
     for path, operations in schema.get("paths", {}).items():
         kept = {
@@ -76,6 +77,13 @@ def openapi_view(app: Litestar, view: str) -> dict[str, Any]:
             paths[path] = kept
     schema["paths"] = paths
     return schema
+
+
+class CompletedJsonRenderPlugin(JsonRenderPlugin):
+    """``/schema/openapi.json``: the complete document, as the ``all`` view serves it."""
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return self.render_json(request, complete(openapi_schema, audiences(request.app)))
 
 
 def _page(view: str) -> str:
