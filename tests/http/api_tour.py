@@ -39,6 +39,9 @@ class Tour:
     ids: dict[str, str] = field(default_factory=dict)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     called: set[str] = field(default_factory=set)
+    # operationId -> path parameters naming an object of its own, for operations that end
+    # or change what they act on (see ``spares``)
+    own: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def call(
         self,
@@ -318,6 +321,105 @@ def run(tour: Tour, allow_embedding: Any = None) -> Tour:  # noqa: PLR0915  # on
     call("GET", "/api/short-links/{code}/clicks")
     revoked = call("POST", "/api/short-links", {**link_body, "label": "Old offer"})
     call("DELETE", "/api/short-links/{code}", code=revoked["code"])
+    return t
+
+
+def spares(tour: Tour) -> Tour:
+    """Fresh objects for the operations that end or move what they act on (void, cancel,
+    deactivate, delete...), so a fuzzer calling them first does not leave the shared objects
+    unusable for the others (``Tour.own``)."""
+    t = tour
+    call = t.call
+    own = t.own
+
+    def give(template: str, method: str, **ids: str) -> None:
+        op = t.document["paths"][template][method]
+        own[op["operationId"]] = ids
+
+    merchant = {"X-Merchant-Reference": t.ids["ref"]}
+    charge = {
+        "amount": {"value": 12.00, "currency": "USD"},
+        "gatewayName": "simulator",
+        "paymentMethodToken": "sim_card_ok",
+        "capture": False,
+    }
+    tx = "/api/payments/{gateway}/transactions/{transaction_id}"
+    for action in ("/void", "/capture"):
+        made = call("POST", "/api/payments/charge", charge, headers=merchant)
+        give(tx + action, "post", transaction_id=made["transactionId"])
+    s = R + "/scheduled-payments"
+    body = {
+        "customerId": t.ids["customer_id"],
+        "paymentMethodId": t.ids["payment_method_id"],
+        "startAtUtc": "2030-01-01T15:00:00Z",
+        "cadence": "Monthly",
+        "amount": 9.00,
+        "currency": "USD",
+    }
+    for action in ("/cancel", "/pause", "/run-now"):
+        made = call("POST", s, body)
+        give(
+            s + "/{scheduled_payment_id}" + action,
+            "post",
+            scheduled_payment_id=made["scheduledPaymentId"],
+        )
+    paused = call("POST", s, body)
+    call(
+        "POST",
+        s + "/{scheduled_payment_id}/pause",
+        scheduled_payment_id=paused["scheduledPaymentId"],
+    )
+    give(
+        s + "/{scheduled_payment_id}/resume",
+        "post",
+        scheduled_payment_id=paused["scheduledPaymentId"],
+    )
+    rate = call("POST", R + "/tax-rates", {"name": "Spare rate", "percent": 1})
+    give(R + "/tax-rates/{tax_rate_id}/deactivate", "post", tax_rate_id=rate["taxRateId"])
+    category = call("POST", R + "/product-categories", {"name": "Spare category"})
+    give(
+        R + "/product-categories/{category_id}/deactivate",
+        "post",
+        category_id=category["categoryId"],
+    )
+    product = call("POST", R + "/products", {"name": "Spare product", "unitPrice": 1})
+    give(R + "/products/{product_id}/deactivate", "post", product_id=product["productId"])
+    invoice = call(
+        "POST",
+        R + "/invoices",
+        {
+            "lineItems": [{"description": "Spare", "quantity": 1, "unitPrice": 5}],
+            "gateway": "simulator",
+        },
+    )
+    give(R + "/invoices/{invoice_number}/void", "post", invoice_number=invoice["invoiceNumber"])
+    asked = call(
+        "POST",
+        R + "/customers/{customer_id}/schedule-requests",
+        {
+            "startAtUtc": "2030-02-01T15:00:00Z",
+            "amount": 5,
+            "currency": "USD",
+            "gateway": "simulator",
+        },
+    )
+    give(
+        R + "/schedule-requests/{schedule_request_id}/cancel",
+        "post",
+        schedule_request_id=asked["scheduleRequestId"],
+    )
+    link = call("POST", "/api/short-links", {"targetUrl": "https://www.acmeplumbing.com/spare"})
+    give("/api/short-links/{code}", "delete", code=link["code"])
+    method = call(
+        "POST",
+        R + "/customers/{customer_id}/payment-methods/{gateway}",
+        {"paymentMethodToken": "sim_card_ok"},
+    )
+    give(
+        R + "/customers/{customer_id}/payment-methods/{payment_method_id}",
+        "delete",
+        payment_method_id=method["paymentMethodId"],
+    )
     return t
 
 
