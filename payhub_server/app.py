@@ -7,7 +7,6 @@ from typing import Any
 from litestar import Litestar, MediaType, get
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.params import FromPath
 
@@ -16,9 +15,14 @@ from payhub.hub import PayHub
 from payhub_server.cardguard import CardGuard
 from payhub_server.deps import DEPENDENCIES, PUBLIC
 from payhub_server.encoding import JsonResponse
+from payhub_server.openapi_doc import DecimalAsNumber
 from payhub_server.pages.routes import PAGE_HANDLERS
 from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework
-from payhub_server.reference import ReferenceController, reference_assets
+from payhub_server.reference import (
+    CompletedJsonRenderPlugin,
+    ReferenceController,
+    reference_assets,
+)
 from payhub_server.requestlog import RequestLog
 from payhub_server.routes.approvals import APPROVAL_HANDLERS
 from payhub_server.routes.categories import CategoryController
@@ -75,7 +79,8 @@ def create_app(hub: PayHub) -> Litestar:
         version=VERSION,
         description="Payment middleware: one API in front of 21 payment gateways.",
         path="/schema",
-        render_plugins=[JsonRenderPlugin()],
+        render_plugins=[CompletedJsonRenderPlugin()],
+        use_handler_docstrings=True,
         components=Components(
             security_schemes={
                 "apiKey": SecurityScheme(
@@ -131,6 +136,7 @@ def create_app(hub: PayHub) -> Litestar:
         },
         response_class=JsonResponse,
         openapi_config=openapi,
+        plugins=[DecimalAsNumber()],
         on_shutdown=[hub.close],
         debug=False,
     )
