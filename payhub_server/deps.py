@@ -33,14 +33,13 @@ def provide_hub(state: State) -> PayHub:
     return hub
 
 
-async def provide_tenant(
-    request: Request[Any, Any, Any], hub: NamedDependency[PayHub]
-) -> ProviderScope:
+async def provide_tenant(request: Request[Any, Any, Any]) -> ProviderScope:
     """Authenticate ``X-Api-Key`` (401 otherwise) and scope everything to that caller.
 
     A key verified recently is answered from the in-process cache on the event loop; only a
     miss (a new key, or one read more than ``KEY_TTL_S`` ago) reads the database, in a
     worker thread."""
+    hub: PayHub = request.app.state.hub  # not the ``hub`` dependency: one resolution less
     presented = request.headers.get("x-api-key")
     caller = hub.authenticate_cached(presented)
     if caller is None:

@@ -16,12 +16,13 @@ process (tests, embedding) writes each line before the response completes.
 from __future__ import annotations
 
 import atexit
-import queue
+import itertools
 import re
 import secrets
 import sys
 import threading
 import time
+from collections import deque
 from typing import Any
 
 import structlog
@@ -35,12 +36,18 @@ _KEPT = 6
 
 
 class _Background:
-    """Log lines written by one daemon thread, in the order they were handed over."""
+    """Log lines written by one daemon thread, in the order they were handed over.
+
+    Requests append to a deque (no lock, no wake-up: waking a thread per line costs the
+    loop a GIL hand-over); the thread writes whatever has gathered every ``PERIOD_S``."""
+
+    PERIOD_S = 0.05
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[dict[str, Any] | threading.Event] = queue.SimpleQueue()
+        self._lines: deque[dict[str, Any]] = deque()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._drained = threading.Condition()
         self.enabled = False
 
     def submit(self, fields: dict[str, Any]) -> None:
@@ -51,26 +58,25 @@ class _Background:
                         target=self._run, name="payhub-request-log", daemon=True
                     )
                     self._thread.start()
-        self._queue.put(fields)
+        self._lines.append(fields)
 
     def _run(self) -> None:
         while True:
-            item = self._queue.get()
-            if isinstance(item, threading.Event):
-                item.set()
-                continue
-            try:
-                log.info("request", **item)
-            except Exception as e:  # a broken log stream must not stop the writer
-                sys.stderr.write(f"payhub request log: {type(e).__name__}\n")
+            time.sleep(self.PERIOD_S)
+            self._drain()
 
-    def flush(self, timeout_s: float = 5.0) -> None:
-        """Return once every line handed over so far is written (or after ``timeout_s``)."""
-        if self._thread is None:
-            return
-        done = threading.Event()
-        self._queue.put(done)
-        done.wait(timeout_s)
+    def _drain(self) -> None:
+        with self._drained:
+            while self._lines:
+                item = self._lines.popleft()
+                try:
+                    log.info("request", **item)
+                except Exception as e:  # a broken log stream must not stop the writer
+                    sys.stderr.write(f"payhub request log: {type(e).__name__}\n")
+
+    def flush(self) -> None:
+        """Write every line handed over so far (the caller's thread helps drain)."""
+        self._drain()
 
 
 _background = _Background()
@@ -107,7 +113,7 @@ class RequestLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_id(scope) or f"req_{secrets.token_hex(8)}"
+        request_id = _incoming_id(scope) or _new_request_id()
         scope.setdefault("state", {})["request_id"] = request_id  # type: ignore[typeddict-unknown-key]
         status = 500
         started = time.perf_counter()
@@ -144,6 +150,16 @@ def _flushing_on_shutdown(send: Send) -> Send:
         await send(message)
 
     return forward
+
+
+# Request ids need to be unique, not secret: a random per-process prefix and a counter
+# (os.urandom per request is a system call).
+_ID_PREFIX = secrets.token_hex(4)
+_ID_COUNTER = itertools.count()
+
+
+def _new_request_id() -> str:
+    return f"req_{_ID_PREFIX}{next(_ID_COUNTER) & 0xFFFFFFFF:08x}"
 
 
 def loggable_path(path: str) -> str:
