@@ -173,6 +173,10 @@ class PayHub:
     def authenticate(self, api_key: str | None) -> Caller:
         return self._auth.authenticate(api_key)
 
+    def authenticate_cached(self, api_key: str | None) -> Caller | None:
+        """As ``authenticate`` from the verified-key cache, without I/O; ``None`` on a miss."""
+        return self._auth.cached(api_key)
+
     def as_provider(self, provider_id: str) -> Caller:
         """In-process use without a key: act as a provider (the operator's trust level)."""
         with self.store.unit_of_work() as uow:

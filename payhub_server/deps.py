@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import anyio.to_thread
 from litestar import Request, delete, get, patch, post, put
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -17,7 +18,9 @@ PROVIDER_ONLY = {"audience": "provider"}
 MERCHANT_KEY_OK = {"audience": "merchant"}
 
 # payhub's services are synchronous (database drivers are); Litestar runs them in a
-# worker thread so the event loop stays free.
+# worker thread so the event loop stays free. That is the request's one thread hop: the
+# tenant dependency runs on the loop (a cached key needs no I/O), and a route that reads no
+# database (the gateway list, health) declares ``sync_to_thread=False`` and makes none.
 api_get = partial(get, sync_to_thread=True)
 api_post = partial(post, sync_to_thread=True)
 api_put = partial(put, sync_to_thread=True)
@@ -30,9 +33,18 @@ def provide_hub(state: State) -> PayHub:
     return hub
 
 
-def provide_tenant(request: Request[Any, Any, Any], hub: NamedDependency[PayHub]) -> ProviderScope:
-    """Authenticate ``X-Api-Key`` (401 otherwise) and scope everything to that caller."""
-    return hub.provider(hub.authenticate(request.headers.get("x-api-key")))
+async def provide_tenant(request: Request[Any, Any, Any]) -> ProviderScope:
+    """Authenticate ``X-Api-Key`` (401 otherwise) and scope everything to that caller.
+
+    A key verified recently is answered from the in-process cache on the event loop; only a
+    miss (a new key, or one read more than ``KEY_TTL_S`` ago) reads the database, in a
+    worker thread."""
+    hub: PayHub = request.app.state.hub  # not the ``hub`` dependency: one resolution less
+    presented = request.headers.get("x-api-key")
+    caller = hub.authenticate_cached(presented)
+    if caller is None:
+        caller = await anyio.to_thread.run_sync(hub.authenticate, presented)
+    return hub.provider(caller)
 
 
 # What routes declare: ``tenant: Tenant`` (the authenticated caller's scope), ``hub: Hub``.
@@ -41,5 +53,5 @@ Hub = NamedDependency[PayHub]
 
 DEPENDENCIES = {
     "hub": Provide(provide_hub, sync_to_thread=False),
-    "tenant": Provide(provide_tenant, sync_to_thread=True),
+    "tenant": Provide(provide_tenant),
 }

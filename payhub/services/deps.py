@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from payhub.domain.ids import format_id
 from payhub.ports import Clock, Randomness, SecretBox, Store
+from payhub.services.caches import FreshCache
+
+# How long another process's change (a revoked key, a revoked link) may go unseen here.
+KEY_TTL_S = 2.0
+LINK_TTL_S = 2.0
 
 
 @attrs.frozen
@@ -17,6 +24,14 @@ class Deps:
     # Where payers reach the public pages (pay, embed, receipt, approval); links in emails
     # and texts are built on it. ``PAYHUB_PUBLIC_URL`` sets it for a server.
     public_url: str = "http://localhost:8000"
+    # Process-wide caches of the hot paths, shared by every service of one hub: verified API
+    # keys by key id (services/auth.py) and active short links by code (services/links.py).
+    key_cache: FreshCache[str, Any] = attrs.field(
+        factory=lambda: FreshCache(10_000, KEY_TTL_S), eq=False, repr=False
+    )
+    link_cache: FreshCache[str, Any] = attrs.field(
+        factory=lambda: FreshCache(100_000, LINK_TTL_S), eq=False, repr=False
+    )
 
     def page_url(self, path: str) -> str:
         return self.public_url.rstrip("/") + "/" + path.lstrip("/")

@@ -166,7 +166,9 @@ class Operators:
             uow.api_keys.revoke(key.id, self._d.clock.now())
             revoked = uow.api_keys.get(key.id)
             assert revoked is not None
-            return revoked
+        # This process stops accepting the key at once; others within KEY_TTL_S.
+        self._d.key_cache.invalidate(revoked.key_id)
+        return revoked
 
     def list_merchants(self, provider_id: str | None = None) -> list[Merchant]:
         """Every merchant (of one provider), read page by page rather than as one table."""

@@ -104,3 +104,27 @@ def test_an_incoming_request_id_is_logged(log: io.StringIO, client: Client) -> N
     [record] = [r for r in lines(log) if r["event"] == "request"]
     assert record["request_id"] == "lb-trace-42"
     assert record["path"] == "/healthz"
+
+
+def test_a_served_app_writes_the_lines_from_a_background_thread(
+    log: io.StringIO,
+    client: Client,
+    sandbox_provider: Account,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The served app hands each line to a writer thread; nothing is lost or reordered,
+    redaction still applies, and a flush (as at shutdown) writes everything handed over."""
+    from payhub_server import requestlog
+
+    writer = requestlog._Background()
+    monkeypatch.setattr(requestlog, "_background", writer)
+    requestlog.write_in_background()
+    sent = [client.get("/healthz", headers={"X-Request-Id": f"bg-{i}"}) for i in range(50)]
+    sent.append(client.get(f"/api/merchant-accounts/{sandbox_provider.key}", headers={}))
+    requestlog.flush()
+    assert writer._thread is not None
+    assert writer._thread.name == "payhub-request-log"
+    requests = [r for r in lines(log) if r["event"] == "request"]
+    assert [r["request_id"] for r in requests] == [s.headers["x-request-id"] for s in sent]
+    assert requests[-1]["status"] == 401
+    assert sandbox_provider.key not in log.getvalue()
