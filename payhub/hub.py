@@ -15,8 +15,9 @@ import os
 from pathlib import Path
 
 from payhub.adapters.gateways.registry import default_gateways
+from payhub.adapters.master_key import default_key_file, open_master_keys
 from payhub.adapters.messaging import mailer_from_env, sms_from_env, status_callback_url
-from payhub.adapters.secrets import FernetSecretBox, load_or_create_keys
+from payhub.adapters.secrets import FernetSecretBox
 from payhub.adapters.storage import open_store
 from payhub.adapters.system import SystemClock, SystemRandomness
 from payhub.domain.accounts import Merchant
@@ -140,15 +141,25 @@ class PayHub:
         mailer: Mailer | None = None,
     ) -> PayHub:
         """Open a database by URL and the master key from ``secret_key``, the
-        ``PAYHUB_SECRET_KEY`` environment variable, or a key file (created if absent)."""
+        ``PAYHUB_SECRET_KEY`` environment variable, or a key file (``PAYHUB_KEY_FILE``, by
+        default beside the SQLite file; created only for a new database). A key that is not
+        the database's own raises ``MasterKeyMismatch``."""
         url = url or os.environ.get("PAYHUB_DATABASE_URL") or DEFAULT_DATABASE_URL
-        keys, _ = load_or_create_keys(
-            Path(key_file or os.environ.get("PAYHUB_KEY_FILE") or "payhub.key"),
-            secret_key or os.environ.get("PAYHUB_SECRET_KEY"),
-        )
         store = open_store(url)
-        if migrate:
-            store.migrate()
+        try:
+            if migrate:
+                store.migrate()
+            # The database's own key, or MasterKeyMismatch (never a second key file).
+            keys = open_master_keys(
+                store,
+                Path(key_file or os.environ.get("PAYHUB_KEY_FILE") or default_key_file(url)),
+                secret_key or os.environ.get("PAYHUB_SECRET_KEY"),
+                (clock or SystemClock()).now(),
+                display=store.url_for_display,
+            )
+        except BaseException:
+            store.close()
+            raise
         return cls(
             store,
             FernetSecretBox(keys),

@@ -131,6 +131,18 @@ class GatewayPublicFieldRepository(Protocol):
     def get(self, merchant_id: str, gateway: str) -> dict[str, str]: ...
 
 
+class MasterKeyRepository(Protocol):
+    """The fingerprint of the master key the database's secrets are sealed with."""
+
+    def fingerprint(self) -> str | None: ...
+
+    def record(self, fingerprint: str, at: datetime) -> str:
+        """Record it unless one is recorded already; the recorded one either way."""
+        ...
+
+    def replace(self, fingerprint: str, at: datetime) -> None: ...
+
+
 class SequenceRepository(Protocol):
     def next_value(self, name: str, start: int = 1) -> int:
         """The next number of a named sequence; never repeats, whatever runs concurrently."""
@@ -757,6 +769,7 @@ class UnitOfWork(Protocol):
     scheduled_payments: ScheduledPaymentRepository
     schedule_requests: ScheduleRequestRepository
     gateway_public_fields: GatewayPublicFieldRepository
+    master_key: MasterKeyRepository
 
 
 @attrs.frozen

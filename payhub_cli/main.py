@@ -6,10 +6,13 @@ import os
 import sys
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import click
 
+from payhub.adapters.master_key import default_key_file
+from payhub.adapters.secrets import SecretKeyError
+from payhub.adapters.storage import open_store
 from payhub.domain.environments import Environment
 from payhub.domain.errors import PayHubError, ValidationError
 from payhub.hub import DEFAULT_DATABASE_URL, PayHub
@@ -37,13 +40,21 @@ def db_option(f: F) -> F:
     )(f)
 
 
+def open_hub(db_url: str) -> PayHub:
+    """The hub, or a clean exit when the master key is not the database's own (or missing)."""
+    try:
+        return PayHub.open(db_url)
+    except SecretKeyError as e:
+        raise click.ClickException(str(e)) from None
+
+
 def with_hub(f: Callable[..., Any]) -> Callable[..., Any]:
     """Open the hub from --db for the command, and turn domain errors into clean exits."""
 
     @db_option
     @wraps(f)
     def wrapper(db_url: str, *args: Any, **kwargs: Any) -> Any:
-        hub = PayHub.open(db_url)
+        hub = open_hub(db_url)
         try:
             return f(hub, *args, **kwargs)
         except PayHubError as e:
@@ -63,14 +74,45 @@ def cli() -> None:
     """payhub: payment middleware. One API in front of 21 payment gateways."""
 
 
+# Where the first key is shown: a person's terminal, never a stream that may be a log.
+TERMINAL = "/dev/tty"
+
+
+def _terminal() -> TextIO | None:
+    """Standard output when it is a terminal, else the controlling terminal, else none (a
+    service manager or a pipe: what is written there ends up in logs)."""
+    if sys.stdout.isatty():
+        return sys.stdout
+    try:
+        return open(TERMINAL, "w")
+    except OSError:
+        return None
+
+
 def _announce_key(provider_id: str, key: str, environment: Environment) -> None:
-    click.echo("")
-    click.secho(
-        "A sandbox provider was created for you. Its API key is shown only this once:", bold=True
-    )
-    click.echo(f"  provider: {provider_id}  ({environment.value})")
-    click.echo(f"  API key:  {key}")
-    click.echo("")
+    """The first-start banner: the key goes to the terminal only, not into a log stream."""
+    terminal = _terminal()
+    if terminal is None:
+        click.echo(
+            f"A sandbox provider was created for you: {provider_id} ({environment.value})."
+            " Its API key is not printed because this output is not a terminal (it may be a"
+            f" log); issue one with: payhub keys create --provider {provider_id}"
+        )
+        return
+    try:
+        click.echo("", file=terminal)
+        click.secho(
+            "A sandbox provider was created for you. Its API key is shown only this once:",
+            bold=True,
+            file=terminal,
+        )
+        click.echo(f"  provider: {provider_id}  ({environment.value})", file=terminal)
+        click.echo(f"  API key:  {key}", file=terminal)
+        click.echo("", file=terminal)
+        terminal.flush()
+    finally:
+        if terminal is not sys.stdout:
+            terminal.close()
 
 
 @cli.command()
@@ -97,7 +139,7 @@ def serve(db_url: str, host: str, port: int, workers: int, log_format: str) -> N
     from granian import Granian
     from granian.constants import Interfaces
 
-    hub = PayHub.open(db_url)
+    hub = open_hub(db_url)
     try:
         created = hub.operators.bootstrap()
     finally:
@@ -106,7 +148,7 @@ def serve(db_url: str, host: str, port: int, workers: int, log_format: str) -> N
         provider, issued = created
         _announce_key(provider.id, issued.secret, provider.environment)
     os.environ["PAYHUB_DATABASE_URL"] = db_url
-    os.environ.setdefault("PAYHUB_KEY_FILE", os.path.abspath("payhub.key"))
+    os.environ.setdefault("PAYHUB_KEY_FILE", str(default_key_file(db_url)))
     os.environ["PAYHUB_LOG_FORMAT"] = log_format
     click.echo(f"payhub listening on http://{host}:{port}  (database: {db_url})")
     sys.stdout.flush()
@@ -324,7 +366,7 @@ def worker(db_url: str, once: bool, idle_seconds: float) -> None:
     from payhub.services.worker import Pass, Worker
 
     configure_logging(os.environ.get("PAYHUB_LOG_FORMAT", "console"))
-    hub = PayHub.open(db_url)
+    hub = open_hub(db_url)
     owner = f"{socket.gethostname()}:{os.getpid()}"
     runner = Worker(hub.deps, hub.job_handlers(), owner)
     queues = ", ".join(runner.queues) or "none registered yet: housekeeping only"
@@ -408,11 +450,11 @@ def db() -> None:
 @db_option
 def db_migrate(db_url: str) -> None:
     """Apply pending migrations (also done at start-up; safe to run from several processes)."""
-    hub = PayHub.open(db_url, migrate=False)
+    store = open_store(db_url)  # the schema only: no master key needed
     try:
-        applied = hub.store.migrate()
+        applied = store.migrate()
     finally:
-        hub.close()
+        store.close()
     click.echo(f"applied: {', '.join(map(str, applied))}" if applied else "schema is up to date")
 
 
@@ -420,11 +462,11 @@ def db_migrate(db_url: str) -> None:
 @db_option
 def db_status(db_url: str) -> None:
     """Show each numbered migration and when it was applied."""
-    hub = PayHub.open(db_url, migrate=False)
+    store = open_store(db_url)
     try:
-        rows = hub.store.migration_status()
+        rows = store.migration_status()
     finally:
-        hub.close()
+        store.close()
     table(
         ["VERSION", "NAME", "APPLIED"],
         [[m.version, m.name, when(m.applied_at) if m.applied_at else "pending"] for m in rows],

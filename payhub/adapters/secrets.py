@@ -49,6 +49,14 @@ class FernetSecretBox:
         return self._digest_key
 
 
+def fingerprint(key: str) -> str:
+    """A short, one-way name for a key (HKDF), safe to store and print; not the key."""
+    derived = HKDF(
+        algorithm=hashes.SHA256(), length=8, salt=None, info=b"payhub master-key fingerprint"
+    ).derive(key.strip().encode("ascii"))
+    return derived.hex()
+
+
 def load_or_create_keys(key_file: Path, env_value: str | None) -> tuple[list[str], bool]:
     """The master keys from the environment, else the key file, creating it (0600) if absent.
 

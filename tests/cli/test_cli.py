@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from cryptography.fernet import Fernet
 
 from payhub import Environment, PayHub, Unauthenticated
 from payhub.domain.keys import KeyKind, parse_key
@@ -63,11 +64,14 @@ def create_provider(run: Run, name: str = "Acme Software", *extra: str) -> dict[
 
 
 def test_init_creates_the_database_and_prints_a_first_key_once(
-    run: Run, key_file: Path, tmp_path: Path, db_url: str
+    run: Run, key_file: Path, tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    terminal = tmp_path / "tty"  # stands for the person's terminal
+    monkeypatch.setattr("payhub_cli.main.TERMINAL", str(terminal))
     first = run("init")
     assert "database ready" in first.output
-    keys = KEY.findall(first.output)
+    assert KEY.findall(first.output) == []  # standard output may be a log: never the key
+    keys = KEY.findall(terminal.read_text())
     assert len(keys) == 1
     assert keys[0].startswith("phk_sandbox_")
     assert (tmp_path / "x.db").exists()
@@ -75,13 +79,72 @@ def test_init_creates_the_database_and_prints_a_first_key_once(
 
     second = run("init")
     assert "database ready" in second.output
-    assert KEY.findall(second.output) == []
+    assert KEY.findall(second.output + terminal.read_text()) == keys
 
     hub = PayHub.open(db_url, key_file=key_file)
     try:
         caller = hub.authenticate(keys[0])
         assert caller.environment is Environment.SANDBOX
         assert len(hub.operators.list_providers()) == 1
+    finally:
+        hub.close()
+
+
+def test_without_a_terminal_the_first_key_is_not_printed_and_the_way_to_get_one_is(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: PayHub
+) -> None:
+    monkeypatch.setattr("payhub_cli.main.TERMINAL", str(tmp_path / "no" / "tty"))
+    first = run("init")
+    assert KEY.findall(first.output) == []
+    [provider] = opened.operators.list_providers()
+    assert f"payhub keys create --provider {provider.id}" in first.output
+    made = as_json(run("keys", "create", "--provider", provider.id, "--json"))
+    assert opened.authenticate(made["apiKey"]).provider_id == provider.id
+
+
+# --- the master key ----------------------------------------------------------------------
+
+
+def test_another_master_key_is_refused_with_a_message_and_no_traceback(
+    run: Run, db_url: str, tmp_path: Path
+) -> None:
+    run("providers", "create", "Acme")
+    other = tmp_path / "other.key"
+    other.write_text(Fernet.generate_key().decode())
+    refused = CliRunner(env={"PAYHUB_KEY_FILE": str(other)}).invoke(
+        cli, ["providers", "list", "--db", db_url]
+    )
+    assert refused.exit_code == 1, refused.output
+    assert "Traceback" not in refused.output
+    assert refused.exception is not None
+    assert "is not the key the database" in refused.output
+    assert "PAYHUB_KEY_FILE" in refused.output
+
+
+def test_commands_from_any_folder_share_the_key_beside_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No PAYHUB_KEY_FILE: the key file beside the SQLite file serves every folder."""
+    monkeypatch.delenv("PAYHUB_KEY_FILE", raising=False)
+    monkeypatch.delenv("PAYHUB_SECRET_KEY", raising=False)
+    for name in ("data", "one", "two"):
+        (tmp_path / name).mkdir()
+    db = f"sqlite:///{tmp_path / 'data' / 'shop.db'}"
+    runner = CliRunner()
+    monkeypatch.chdir(tmp_path / "one")
+    made = runner.invoke(cli, ["providers", "create", "Acme", "--json", "--db", db])
+    assert made.exit_code == 0, made.output
+    monkeypatch.chdir(tmp_path / "two")
+    listed = runner.invoke(cli, ["providers", "list", "--json", "--db", db])
+    assert listed.exit_code == 0, listed.output
+    assert [p["providerId"] for p in json.loads(listed.stdout)] == [
+        json.loads(made.stdout)["providerId"]
+    ]
+    assert (tmp_path / "data" / "shop.key").exists()
+    assert list((tmp_path / "one").iterdir()) == list((tmp_path / "two").iterdir()) == []
+    hub = PayHub.open(db, key_file=tmp_path / "data" / "shop.key")
+    try:
+        hub.authenticate(json.loads(made.stdout)["apiKey"])
     finally:
         hub.close()
 

@@ -671,4 +671,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE invoice_payments_v12 RENAME TO invoice_payments
         """,
     ),
+    Migration(
+        13,
+        "the master key's fingerprint: a process with another key refuses to start",
+        # One row. The fingerprint is derived from the key (HKDF), never the key itself.
+        """
+        CREATE TABLE master_key (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            fingerprint TEXT NOT NULL,
+            recorded_at {ts} NOT NULL
+        )
+        """,
+    ),
 )

@@ -685,3 +685,6 @@ class SqlUnitOfWork:
         self.gateway_public_fields: ports.GatewayPublicFieldRepository = gwp.SqlGatewayPublicFields(
             db
         )
+        from payhub.adapters.storage import sql_master_key as mk
+
+        self.master_key: ports.MasterKeyRepository = mk.SqlMasterKey(db)
