@@ -75,10 +75,12 @@ def test_sale_then_partial_and_full_refund(
 
     # Square answers refunds PENDING (finished later) or, at times, COMPLETED at once.
     finished_or_not = (GatewayStatus.REFUNDED, GatewayStatus.PENDING)
-    assert part.status in finished_or_not and rest.status in finished_or_not
+    assert part.status in finished_or_not
+    assert rest.status in finished_or_not
     assert part.amount + rest.amount == sale.amount
     read = gateway.status(creds, sale.reference)
-    assert read.refunded is not None and read.refunding is not None
+    assert read.refunded is not None
+    assert read.refunding is not None
     assert read.refunded + read.refunding == sale.amount
 
 
