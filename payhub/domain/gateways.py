@@ -51,6 +51,22 @@ class GatewayInfo:
 
 _V = BankAccountVaulting
 
+# Gateways whose hosted fields payhub's pay and approval pages load today (a driver in
+# payhub_server/pages/drivers.py; tests keep the two lists equal). Only these can take an
+# invoice or schedule-request payment; the others take API charges and saved methods.
+HOSTED_CHECKOUT = frozenset(
+    {"stripe", "square", "nmi", "authorize-net", "braintree", "checkout-com", "clover", "usaepay"}
+)
+
+
+def no_hosted_checkout(info: GatewayInfo) -> str:
+    """Why an invoice or schedule request cannot use a gateway (its field error)."""
+    return (
+        f"{info.display_name} cannot take payments on payhub's pay and approval pages yet"
+        f" (no driver for {info.hosted_fields}); choose a gateway whose hostedCheckout is"
+        " true in GET /api/gateways, or charge through POST /api/payments/charge"
+    )
+
 
 def _gw(
     name: str,
@@ -67,7 +83,7 @@ def _gw(
         card=True,
         bank_account_vaulting=vaulting,
         authorize_only=True,
-        hosted_checkout=True,
+        hosted_checkout=name in HOSTED_CHECKOUT,
         refunds=True,
         partial_capture=partial_capture,
         card_vaulting=True,

@@ -46,7 +46,7 @@ import attrs
 from payhub.domain.addresses import Address
 from payhub.domain.errors import Conflict, FieldError, ValidationError
 from payhub.domain.fields import clean_text, raise_if_any
-from payhub.domain.gateways import GatewayInfo
+from payhub.domain.gateways import GatewayInfo, no_hosted_checkout
 from payhub.domain.money import Money, check_precision, minor_unit_exponent, round_half_up
 from payhub.domain.payments import MethodType
 from payhub.domain.taxes import canonical_percent, clean_percent
@@ -371,7 +371,7 @@ def check_terms(
 ) -> PaymentTerms:
     """Gateway abilities, the deposit and authorize-only (spec: Invoice, Errors: all 400)."""
     if not info.hosted_checkout:
-        errors.append(FieldError("gateway", f"{info.display_name} has no hosted checkout"))
+        errors.append(FieldError("gateway", no_hosted_checkout(info)))
     if allowed is not AllowedMethods.CARD_ONLY and not info.ach:
         errors.append(
             FieldError(

@@ -25,7 +25,7 @@ from payhub.domain.addresses import Address
 from payhub.domain.customers import Customer
 from payhub.domain.errors import Conflict, FieldError, Forbidden, NotFound, ValidationError
 from payhub.domain.fields import clean_text, raise_if_any
-from payhub.domain.gateways import GatewayInfo, gateway
+from payhub.domain.gateways import GatewayInfo, gateway, no_hosted_checkout
 from payhub.domain.money import Money
 from payhub.domain.payments import MethodType
 from payhub.domain.schedules import (
@@ -147,6 +147,8 @@ class ScheduleRequests:
             raise ValidationError.for_field(
                 "gateway", f"{info.display_name} cannot save payment methods in payhub"
             )
+        if not info.hosted_checkout:  # the approval page collects the card with its fields
+            raise ValidationError.for_field("gateway", no_hosted_checkout(info))
 
     def create_for_customer(self, customer_id: str, given: RequestInput) -> ScheduleRequest:
         """A stand-alone request, flat or itemised; the gateway is named in the body."""

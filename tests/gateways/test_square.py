@@ -148,15 +148,31 @@ def test_refund_part_then_the_rest(
     sale = gateway.charge(creds, card(usd("50.00")))
 
     part = gateway.refund(creds, sale.reference, usd("20.00"), "ref-1")
-    assert part.status is GatewayStatus.REFUNDED
+    # Square answers a refund PENDING: accepted, finished later.
+    assert part.status is GatewayStatus.PENDING
     assert part.amount == usd("20.00")
     assert fake.refunds[part.reference]["payment_id"] == sale.reference
     assert part.support == {"refund_status": "PENDING", "payment_id": sale.reference}
-    assert gateway.status(creds, sale.reference).status is GatewayStatus.CAPTURED
+    pending = gateway.status(creds, sale.reference)
+    assert (pending.status, pending.refunded, pending.refunding) == (
+        GatewayStatus.CAPTURED,
+        usd("0.00"),
+        usd("20.00"),
+    )
+    fake.finish_refunds()
+    done = gateway.status(creds, sale.reference)
+    assert (done.status, done.refunded, done.refunding) == (
+        GatewayStatus.CAPTURED,
+        usd("20.00"),
+        usd("0.00"),
+    )
 
     rest = gateway.refund(creds, sale.reference, usd("30.00"), "ref-2")
     assert rest.amount == usd("30.00")
+    assert gateway.status(creds, sale.reference).status is GatewayStatus.CAPTURED
+    fake.finish_refunds()
     assert gateway.status(creds, sale.reference).status is GatewayStatus.REFUNDED
+    assert fake.violations == []
     bodies = fake.bodies("POST", "/v2/refunds")
     assert [b["amount_money"]["amount"] for b in bodies] == [2000, 3000]
     assert bodies[0]["idempotency_key"] == wire_idempotency_key("refund", "ref-1")
@@ -171,6 +187,8 @@ def test_refund_in_full(
 
     assert refund.amount == usd("50.00")
     assert fake.payments[sale.reference]["refunded_money"]["amount"] == 5000
+    assert gateway.status(creds, sale.reference).status is GatewayStatus.CAPTURED  # pending
+    fake.finish_refunds()
     assert gateway.status(creds, sale.reference).status is GatewayStatus.REFUNDED
 
 

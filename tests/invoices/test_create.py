@@ -117,8 +117,10 @@ BAD: list[tuple[dict[str, Any], str]] = [
      "lineItems[0].productId"),
     ({"gateway": "nope"}, "gateway"),
     ({"gateway": "stripe"}, "gateway"),  # no credentials set
-    ({"gateway": "paypal"}, "allowedPaymentMethods"),  # Both needs ACH
-    ({"gateway": "paypal", "allowedPaymentMethods": "BankAccountOnly"}, "allowedPaymentMethods"),
+    ({"gateway": "checkout-com"}, "allowedPaymentMethods"),  # Both needs ACH
+    ({"gateway": "checkout-com", "allowedPaymentMethods": "BankAccountOnly"},
+     "allowedPaymentMethods"),
+    ({"gateway": "paypal", "allowedPaymentMethods": "CardOnly"}, "gateway"),  # no pay page yet
     ({"partialPaymentMode": "FixedDeposit"}, "requiredDepositAmount"),
     ({"partialPaymentMode": "FixedDeposit", "requiredDepositAmount": 0}, "requiredDepositAmount"),
     ({"partialPaymentMode": "FixedDeposit", "requiredDepositAmount": 25}, "requiredDepositAmount"),
@@ -178,8 +180,8 @@ def test_lengths_at_the_limit_are_accepted(shop: Invoicing) -> None:
 
 
 def test_valid_terms_are_kept(shop: Invoicing) -> None:
-    card_only = shop.invoice(gateway="paypal", allowedPaymentMethods="CardOnly")
-    assert card_only["gateway"] == "paypal"
+    card_only = shop.invoice(gateway="checkout-com", allowedPaymentMethods="CardOnly")
+    assert card_only["gateway"] == "checkout-com"
     bank = shop.invoice(allowedPaymentMethods="BankAccountOnly")
     assert bank["allowedPaymentMethods"] == "BankAccountOnly"
     held = shop.invoice(authorizeOnly=True, allowedPaymentMethods="CardOnly")

@@ -1,6 +1,6 @@
 """The gateway-ability rules of invoice creation (spec: Invoice, Errors), checked on gateways
-without those abilities. Every catalog gateway today has hosted checkout and authorize-only,
-so the HTTP tests cannot reach these branches; the rule itself is the domain's."""
+without those abilities. Every catalog gateway today has authorize-only, so the HTTP tests
+cannot reach that branch; the rule itself is the domain's."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_a_gateway_without_hosted_checkout_is_refused() -> None:
     info = attrs.evolve(STRIPE, hosted_checkout=False)
     [error] = errors_for(info)
     assert error.field == "gateway"
-    assert "no hosted checkout" in error.message
+    assert "cannot take payments on payhub's pay and approval pages" in error.message
     assert errors_for(STRIPE) == []
 
 
@@ -47,8 +47,22 @@ def test_authorize_only_needs_a_gateway_that_supports_it() -> None:
 
 @pytest.mark.parametrize("allowed", [AllowedMethods.BANK_ACCOUNT_ONLY, AllowedMethods.BOTH])
 def test_bank_accounts_need_an_ach_gateway(allowed: AllowedMethods) -> None:
-    card_only = gateway("paypal", Environment.SANDBOX)
+    card_only = gateway("checkout-com", Environment.SANDBOX)
     assert not card_only.ach
     [error] = errors_for(card_only, allowed=allowed)
     assert error.field == "allowedPaymentMethods"
     assert errors_for(STRIPE, allowed=allowed) == []
+
+
+def test_hosted_checkout_is_true_exactly_where_a_pay_page_driver_exists() -> None:
+    from payhub.domain.gateways import GATEWAYS, SIMULATOR
+    from payhub_server.pages.drivers import DRIVERS
+
+    hosted = {g.name for g in GATEWAYS if g.hosted_checkout}
+    assert hosted == set(DRIVERS) - {"simulator"}
+    assert len(hosted) == 8
+    assert SIMULATOR.hosted_checkout
+    paypal = gateway("paypal", Environment.SANDBOX)
+    [error] = errors_for(paypal)
+    assert error.field == "gateway"
+    assert error.message.startswith("PayPal cannot take payments on payhub's pay and approval")

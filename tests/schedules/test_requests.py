@@ -256,3 +256,24 @@ def test_an_invoice_request_keeps_the_addresses_it_is_sent(
     assert [f["field"] for f in too_long.json()["errors"]] == ["shipToAddress.postalCode"]
     listed = shop.ok(shop.get("/schedule-requests"))["data"]
     assert [r["scheduleRequestId"] for r in listed] == [made["scheduleRequestId"]]
+
+
+def test_a_request_on_a_gateway_without_a_pay_page_is_refused_and_says_why(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    # PayPal can charge saved cards through the API, but its Card Fields are not on payhub's
+    # approval page yet, so the customer could never approve the request.
+    put = shop.put("/credentials/paypal", {"apiSecret": "s", "environment": "Sandbox"})
+    assert put.status_code == 200, put.text
+    cid = customer["customerId"]
+    refused = shop.post(
+        f"/customers/{cid}/schedule-requests", request_body(clock, gateway="paypal")
+    )
+    assert refused.status_code == 400, refused.text
+    problem = refused.json()
+    assert problem["errors"][0]["field"] == "gateway"
+    assert (
+        "cannot take payments on payhub's pay and approval pages"
+        in (problem["errors"][0]["message"])
+    )
+    assert shop.read(lambda uow, m: uow.schedule_requests.list(m)) == []

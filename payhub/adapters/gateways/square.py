@@ -29,6 +29,11 @@ https://developer.squareup.com/reference/square/enums/ErrorCode
 https://developer.squareup.com/docs/payments-api/error-codes
 https://developer.squareup.com/docs/build-basics/common-api-patterns/idempotency
 https://developer.squareup.com/docs/devtools/sandbox/payments (sandbox test tokens)
+
+Requests and answers are checked in the tests against the squareup SDK's request and response
+types (tests/gateways/contracts/square). A refund answered ``PENDING`` comes back pending (it
+was recorded as done before); ``status`` reads each of the payment's ``refund_ids`` to tell
+completed refunds from pending ones, since ``refunded_money`` counts both.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+import attrs
 import httpx
 
 from payhub.adapters.gateways.http import GatewayHttp
@@ -249,7 +255,10 @@ class SquareGateway:
             )
         return GatewayResult(
             reference=_required_id(refund),
-            status=GatewayStatus.REFUNDED,
+            # PENDING: Square accepted the refund and finishes it later (status settles it).
+            status=GatewayStatus.REFUNDED
+            if refund_status == "COMPLETED"
+            else GatewayStatus.PENDING,
             amount=_money_from(refund.get("amount_money")),
             support=_support({"refund_status": refund_status, "payment_id": reference}),
         )
@@ -270,7 +279,30 @@ class SquareGateway:
         return _payment_result(_obj(answer.get("payment")))
 
     def status(self, creds: GatewayCredentials, reference: str) -> GatewayResult:
-        return _payment_result(self._get_payment(creds, reference))
+        """The payment, and its refunds read one by one: a refund is PENDING until Square
+        completes (or rejects) it, which a payment's ``refunded_money`` does not tell."""
+        payment = self._get_payment(creds, reference)
+        result = _payment_result(payment)
+        ids = [i for i in payment.get("refund_ids") or [] if isinstance(i, str)]
+        if not ids or result.status not in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
+            return result
+        zero = Money.zero(result.amount.currency)
+        done, pending = zero, zero
+        for refund_id in ids:
+            answer = self._call(creds, "GET", f"/refunds/{_segment(refund_id)}")
+            refund = _obj(answer.get("refund"))
+            refund_status = refund.get("status")
+            if refund_status == "COMPLETED":
+                done = done + _money_from(refund.get("amount_money"))
+            elif refund_status == "PENDING":
+                pending = pending + _money_from(refund.get("amount_money"))
+        full = done >= _total(payment)
+        return attrs.evolve(
+            result,
+            status=GatewayStatus.REFUNDED if full else GatewayStatus.CAPTURED,
+            refunded=done,
+            refunding=pending,
+        )
 
     def save_payment_method(
         self, creds: GatewayCredentials, request: SaveMethodRequest

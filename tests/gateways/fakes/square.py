@@ -26,6 +26,13 @@ Test tokens (the ``cnon:`` ones are Square's own sandbox values where Square has
 
 Declines also carry the FAILED ``payment``, as CreatePayment's error answer does.
 ``fail_next()`` makes the next call answer 500 ``INTERNAL_SERVER_ERROR``.
+Refunds are answered ``PENDING``, as RefundPayment's example shows, until
+``finish_refunds("COMPLETED" | "FAILED")``; ``GET /v2/refunds/{id}`` reads one back.
+
+Every request first passes ``tests/gateways/contracts/square`` (the squareup SDK's method
+signatures and request TypedDicts): a field the SDK does not declare, a missing required one
+or a value outside a published enum is a 400 ``INVALID_REQUEST_ERROR``, kept in
+``violations``; and every answer the fake gives is checked against the SDK's response type.
 """
 
 from __future__ import annotations
@@ -39,6 +46,14 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.square.validator import (
+    known,
+    response_type,
+    validate,
+    validate_answer,
+)
 
 SANDBOX_HOST = "connect.squareupsandbox.com"
 LIVE_HOST = "connect.squareup.com"
@@ -103,6 +118,7 @@ class FakeSquare:
         self.currency = currency
         self.payments: dict[str, dict[str, Any]] = {}
         self.refunds: dict[str, dict[str, Any]] = {}
+        self.violations: list[str] = []
         self.customers: dict[str, dict[str, Any]] = {}
         self.cards: dict[str, dict[str, Any]] = {}
         self.requests: list[httpx.Request] = []
@@ -126,6 +142,17 @@ class FakeSquare:
         self._fresh_nonces.add(nonce)
         return nonce
 
+    def finish_refunds(self, outcome: str = "COMPLETED") -> None:
+        """Square finishes the pending refunds; a FAILED one gives its amount back."""
+        for refund in self.refunds.values():
+            if refund["status"] != "PENDING":
+                continue
+            refund["status"] = outcome
+            if outcome == "FAILED":
+                payment = self.payments[refund["payment_id"]]
+                payment["refunded_money"]["amount"] -= refund["amount_money"]["amount"]
+                self._touch(payment)
+
     def settle(self, payment_id: str) -> None:
         """The ACH transfer cleared: PENDING becomes COMPLETED."""
         payment = self.payments[payment_id]
@@ -146,9 +173,14 @@ class FakeSquare:
     def handler(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         try:
-            return self._handle(request)
+            response = self._handle(request)
         except _Reply as reply:
-            return reply.response
+            response = reply.response
+        if response.status_code < 500 and response.status_code not in (401, 404):
+            # The fake's own answers must be what Square's response types describe.
+            model = response_type(request.method, request.url.path)
+            validate_answer(model, json.loads(response.content))
+        return response
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
         if self._outages:
@@ -165,6 +197,12 @@ class FakeSquare:
             raise _error(400, "INVALID_SQUARE_VERSION_FORMAT", "Bad Square-Version header.")
         method, path = request.method, request.url.path
         body = self._body(request) if method in ("POST", "PUT") else {}
+        try:
+            if known(method, path):  # elsewhere Square answers 404, as below
+                validate(method, path, body if method in ("POST", "PUT") else None)
+        except ContractViolation as violation:
+            self.violations.append(str(violation))
+            raise _error(400, "INVALID_VALUE", str(violation)) from None
         routes: list[tuple[str, str, Callable[..., httpx.Response], str]] = [
             ("POST", r"/v2/payments", self._create_payment, "CreatePayment"),
             ("GET", r"/v2/payments/([^/]+)", self._get_payment, ""),
@@ -172,6 +210,7 @@ class FakeSquare:
             ("POST", r"/v2/payments/([^/]+)/complete", self._complete_payment, ""),
             ("POST", r"/v2/payments/([^/]+)/cancel", self._cancel_payment, ""),
             ("POST", r"/v2/refunds", self._refund_payment, "RefundPayment"),
+            ("GET", r"/v2/refunds/([^/]+)", self._get_refund, ""),
             ("POST", r"/v2/customers", self._create_customer, "CreateCustomer"),
             ("POST", r"/v2/cards", self._create_card, "CreateCard"),
         ]
@@ -282,7 +321,13 @@ class FakeSquare:
                 "status": "FAILED",
                 "card": dict(_OK_CARD),
                 "entry_method": "KEYED",
-                "errors": [{"code": code, "detail": f"Authorization error: '{code}'"}],
+                "errors": [
+                    {
+                        "category": "PAYMENT_METHOD_ERROR",
+                        "code": code,
+                        "detail": f"Authorization error: '{code}'",
+                    }
+                ],
             }
             raise _error(status, code, f"Authorization error: '{code}'", category, payment=failed)
         if source_id.startswith("ccof:"):
@@ -477,6 +522,12 @@ class FakeSquare:
         }
         payment.setdefault("refund_ids", []).append(refund_id)
         self._touch(payment)
+        return httpx.Response(200, json={"refund": refund})
+
+    def _get_refund(self, body: dict[str, Any], refund_id: str) -> httpx.Response:
+        refund = self.refunds.get(refund_id)
+        if refund is None:
+            raise _error(404, "NOT_FOUND", "Refund not found.")
         return httpx.Response(200, json={"refund": refund})
 
     # --- Customers and Cards APIs ----------------------------------------------------------
