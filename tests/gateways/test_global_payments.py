@@ -214,9 +214,7 @@ def test_save_makes_the_token_multi_use_and_it_can_be_charged_again(
     assert saved.method_ref == token
     assert saved.gateway_customer_ref == "cus_42"
     assert (saved.brand, saved.last4, saved.exp_month, saved.exp_year) == ("visa", "1111", 12, 2031)
-    assert fake.bodies("PATCH", f"/ucp/payment-methods/{token}/edit") == [
-        {"usage_mode": "MULTIPLE"}
-    ]
+    assert fake.bodies("PATCH", f"/ucp/payment-methods/{token}") == [{"usage_mode": "MULTIPLE"}]
     source = PaymentSource(MethodType.CARD, saved_method_ref=token, gateway_customer_ref="cus_42")
     for key in ("k1", "k2"):
         result = gateway.charge(creds, ChargeRequest(usd("9.99"), source, True, key))

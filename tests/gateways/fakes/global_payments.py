@@ -168,7 +168,7 @@ class FakeGlobalPayments:
             ("POST", r"/ucp/transactions/([^/]+)/capture", self._capture),
             ("POST", r"/ucp/transactions/([^/]+)/refund", self._refund),
             ("POST", r"/ucp/transactions/([^/]+)/reversal", self._reversal),
-            ("PATCH", r"/ucp/payment-methods/([^/]+)/edit", self._edit_method),
+            ("PATCH", r"/ucp/payment-methods/([^/]+)", self._edit_method),
         ]
         for route_method, pattern, action in routes:
             match = re.fullmatch(pattern, path)
