@@ -77,6 +77,7 @@ REFERENCE_MAX = 50
 
 _STATUSES = {
     "CAPTURED": GatewayStatus.CAPTURED,
+    "BATCHED": GatewayStatus.CAPTURED,  # captured and closed into the day's batch
     "FUNDED": GatewayStatus.CAPTURED,
     "PREAUTHORIZED": GatewayStatus.AUTHORIZED,
     "PENDING": GatewayStatus.PENDING,

@@ -98,6 +98,12 @@ class FakeGlobalPayments:
     def expire_tokens(self) -> None:
         self.access_tokens.clear()
 
+    def batch(self) -> None:
+        """The day's batch closes: captured transactions read BATCHED from then on."""
+        for tx in self.transactions.values():
+            if tx["status"] == "CAPTURED":
+                tx["status"] = "BATCHED"
+
     def single_use_token(self) -> str:
         token = f"PMT_{next(self._ids):08d}fresh"
         self.methods[token] = {"usage_mode": "SINGLE", "card": _CARD, "used": False}
@@ -332,7 +338,7 @@ class FakeGlobalPayments:
     def _refund(self, body: dict[str, Any], tx_id: str) -> httpx.Response:
         sale = self._tx(tx_id)
         amount = self._amount(body)
-        if sale["status"] != "CAPTURED" or sale["type"] != "SALE":
+        if sale["status"] not in ("CAPTURED", "BATCHED") or sale["type"] != "SALE":
             raise _error(
                 400,
                 "INVALID_TRANSACTION_ACTION",
