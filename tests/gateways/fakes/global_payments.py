@@ -36,6 +36,8 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.global_payments import GP_VERSION
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.global_payments import validate_request, validate_status
 
 SANDBOX_HOST = "apis.sandbox.globalpay.com"
 LIVE_HOST = "apis.globalpay.com"
@@ -124,9 +126,13 @@ class FakeGlobalPayments:
     def handler(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         try:
-            return self._handle(request)
+            response = self._handle(request)
         except _Reply as reply:
             return reply.response
+        answer = response.json() if response.content else {}
+        if response.is_success and isinstance(answer, dict) and "status" in answer:
+            validate_status(answer["status"])  # the SDK's TransactionStatus values only
+        return response
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
         if self._outages:
@@ -145,6 +151,11 @@ class FakeGlobalPayments:
             )
         path = request.url.path
         body: dict[str, Any] = json.loads(request.content) if request.content else {}
+        try:  # what Global Payments' own SDK would send for the same operation
+            raw = request.url.raw_path.decode().split("?")[0]  # keeps %2F inside a segment
+            validate_request(request.method, raw.removeprefix("/ucp"), body)
+        except ContractViolation as e:
+            raise _error(400, "INVALID_REQUEST_DATA", str(e), "40213") from None
         if path == "/ucp/accesstoken" and request.method == "POST":
             return self._access_token(body)
         bearer = request.headers.get("Authorization", "")
