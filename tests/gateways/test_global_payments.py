@@ -184,6 +184,18 @@ def test_void_reverses_an_authorization_and_capture_is_then_refused(
         gateway.capture(creds, auth.reference, usd("40.00"), "cap-1")
 
 
+def test_a_batched_sale_still_reads_captured_and_can_be_refunded(
+    fake: FakeGlobalPayments, gateway: GlobalPaymentsGateway, creds: GatewayCredentials
+) -> None:
+    """BATCHED is one of the SDK's TransactionStatus values: captured, batch closed."""
+    sale = gateway.charge(creds, card(usd("12.00"), token=fake.single_use_token()))
+    fake.batch()
+
+    assert gateway.status(creds, sale.reference).status is GatewayStatus.CAPTURED
+    refund = gateway.refund(creds, sale.reference, usd("12.00"), "refund-batched")
+    assert refund.status is GatewayStatus.REFUNDED
+
+
 def test_status_of_an_unknown_reference_is_a_gateway_error(
     gateway: GlobalPaymentsGateway, creds: GatewayCredentials
 ) -> None:
@@ -214,9 +226,7 @@ def test_save_makes_the_token_multi_use_and_it_can_be_charged_again(
     assert saved.method_ref == token
     assert saved.gateway_customer_ref == "cus_42"
     assert (saved.brand, saved.last4, saved.exp_month, saved.exp_year) == ("visa", "1111", 12, 2031)
-    assert fake.bodies("PATCH", f"/ucp/payment-methods/{token}/edit") == [
-        {"usage_mode": "MULTIPLE"}
-    ]
+    assert fake.bodies("PATCH", f"/ucp/payment-methods/{token}") == [{"usage_mode": "MULTIPLE"}]
     source = PaymentSource(MethodType.CARD, saved_method_ref=token, gateway_customer_ref="cus_42")
     for key in ("k1", "k2"):
         result = gateway.charge(creds, ChargeRequest(usd("9.99"), source, True, key))

@@ -107,6 +107,10 @@ _DECLINE_CODES: dict[str, str] = {
 _STATUSES: dict[str, GatewayStatus] = {
     "authorizedPendingCapture": GatewayStatus.AUTHORIZED,
     "capturedPendingSettlement": GatewayStatus.CAPTURED,
+    # the nightly batch is running on a captured transaction (transactionStatusEnum)
+    "pendingSettlement": GatewayStatus.CAPTURED,
+    "pendingFinalSettlement": GatewayStatus.CAPTURED,
+    "updatingSettlement": GatewayStatus.CAPTURED,
     "settledSuccessfully": GatewayStatus.CAPTURED,
     "refundPendingSettlement": GatewayStatus.REFUNDED,
     "refundSettledSuccessfully": GatewayStatus.REFUNDED,
@@ -124,6 +128,16 @@ _STATUSES: dict[str, GatewayStatus] = {
         GatewayStatus.DECLINED,
     ),
 }
+
+# Captured but not yet settled: an eCheck debit in these states is submitted, not captured.
+_SETTLING = frozenset(
+    {
+        "capturedPendingSettlement",
+        "pendingSettlement",
+        "pendingFinalSettlement",
+        "updatingSettlement",
+    }
+)
 
 _BRANDS = {
     "Visa": "visa",
@@ -506,11 +520,7 @@ class AuthorizeNetGateway:
         name = str(details.get("transactionStatus", ""))
         status = _STATUSES.get(name, GatewayStatus.PENDING)
         payment = details.get("payment")
-        if (
-            name == "capturedPendingSettlement"
-            and isinstance(payment, dict)
-            and "bankAccount" in payment
-        ):
+        if name in _SETTLING and isinstance(payment, dict) and "bankAccount" in payment:
             status = GatewayStatus.SUBMITTED  # the eCheck debit is sent, not yet settled
         settled, authorized = (
             _decimal(details.get("settleAmount")),

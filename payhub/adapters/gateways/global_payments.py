@@ -22,7 +22,7 @@ References relied on:
   (GP-API reference "Error codes"); an issuer decline is a DECLINED transaction whose
   ``payment_method.result`` carries the ISO 8583 response code.
 - Tokens: globalpayments.js hands out single-use ``PMT_`` payment-method ids; a card is kept by
-  editing the payment method to ``usage_mode: MULTIPLE`` (``PATCH /payment-methods/{id}/edit``,
+  editing the payment method to ``usage_mode: MULTIPLE`` (``PATCH /payment-methods/{id}``,
   the SDKs' ``updateTokenUsageMode``).
 
 Choices a reader must know:
@@ -77,6 +77,7 @@ REFERENCE_MAX = 50
 
 _STATUSES = {
     "CAPTURED": GatewayStatus.CAPTURED,
+    "BATCHED": GatewayStatus.CAPTURED,  # captured and closed into the day's batch
     "FUNDED": GatewayStatus.CAPTURED,
     "PREAUTHORIZED": GatewayStatus.AUTHORIZED,
     "PENDING": GatewayStatus.PENDING,
@@ -215,7 +216,7 @@ class GlobalPaymentsGateway:
         answer = self._send(
             creds,
             "PATCH",
-            f"/payment-methods/{_path(request.token)}/edit",
+            f"/payment-methods/{_path(request.token)}",
             {"usage_mode": "MULTIPLE"},
             request.idempotency_key or None,
             token_call=True,

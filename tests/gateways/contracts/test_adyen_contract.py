@@ -247,3 +247,22 @@ def test_an_error_answer_is_a_service_error() -> None:
     validate_error(error)
     with pytest.raises(ContractViolation):
         validate_error({**error, "errorcode": "14_006"})
+
+
+def test_the_result_codes_the_adapter_reads_are_adyens() -> None:
+    import inspect
+    import re
+
+    from payhub.adapters.gateways import adyen
+    from tests.gateways.contracts.adyen import _model
+
+    model = _model("PaymentResponse")
+    assert model is not None
+    known = model.enums["PaymentResponse.ResultCodeEnum"]
+    source = inspect.getsource(adyen)
+    named = set(re.findall(r'"([A-Z][a-z]+(?:[A-Z][a-z]+)*)"', source)) & {
+        "Authorised", "Received", "Pending", "Refused", "Error", "Cancelled",
+        "RedirectShopper", "IdentifyShopper", "ChallengeShopper", "PresentToShopper",
+        "PartiallyAuthorised", "AuthenticationFinished", "Success", "Authorized",
+    }  # fmt: skip
+    assert named <= known

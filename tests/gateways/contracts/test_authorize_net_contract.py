@@ -259,3 +259,39 @@ def test_an_unknown_transaction_maps_from_the_reference_answer() -> None:
         pytest.raises(GatewayError, match="no transaction"),
     ):
         AuthorizeNetGateway(client).status(CREDS, "2149186799")
+
+
+# Held for review or release, or after settlement in ways payhub does not model yet: these
+# read as pending on purpose. Every other transactionStatusEnum value must be mapped.
+_PENDING_ON_PURPOSE = {
+    "FDSPendingReview",
+    "FDSAuthorizedPendingReview",
+    "underReview",
+    "approvedReview",
+    "authorizedPendingRelease",
+    "couldNotVoid",
+    "chargeback",
+    "chargebackReversal",
+}
+
+
+def test_every_transaction_status_of_the_schema_is_mapped() -> None:
+    from authorizenet import apicontractsv1 as anet
+
+    from payhub.adapters.gateways import authorize_net
+
+    statuses = set(anet.transactionStatusEnum._CF_enumeration.values())
+    assert set(authorize_net._STATUSES) <= statuses
+    assert statuses - set(authorize_net._STATUSES) == _PENDING_ON_PURPOSE
+
+
+@pytest.mark.parametrize(
+    "settling", ["pendingSettlement", "pendingFinalSettlement", "updatingSettlement"]
+)
+def test_a_sale_in_the_settlement_batch_reads_captured(settling: str) -> None:
+    with _gateway(_answer(DETAILS, _details(settling, "authCaptureTransaction", "5", "5"))) as (
+        client,
+        _,
+    ):
+        status = AuthorizeNetGateway(client).status(CREDS, "2149186775")
+    assert status.status is GatewayStatus.CAPTURED

@@ -131,7 +131,7 @@ def _details(applications: list[tuple[str, str]], related: list[str] = ()) -> di
                     "reasonCode": "100" if r == "1" else "233",
                     "rCode": r,
                     "rFlag": "SOK" if r == "1" else "DCARDREFUSED",
-                }  # noqa: E501
+                }
                 for name, r in applications
             ],
         },
@@ -156,7 +156,7 @@ TX = f"/tss/v2/transactions/{PAY_ID}"
 
 @pytest.mark.parametrize(
     ("capture", "expected"), [(True, GatewayStatus.CAPTURED), (False, GatewayStatus.AUTHORIZED)]
-)  # noqa: E501
+)
 def test_an_authorized_payment_maps_from_the_reference_answer(
     capture: bool, expected: GatewayStatus
 ) -> None:
@@ -232,7 +232,7 @@ def test_capture_refund_void_and_status_map_from_the_reference_answers() -> None
     assert (refunded.reference, refunded.status) == (
         "6461736221426399003475",
         GatewayStatus.REFUNDED,
-    )  # noqa: E501
+    )
     assert (voided.status, voided.amount) == (GatewayStatus.VOIDED, USD)
     assert (status.status, status.amount) == (GatewayStatus.AUTHORIZED, USD)
 

@@ -36,6 +36,8 @@ from typing import Any
 import httpx
 
 from payhub.adapters.gateways.global_payments import GP_VERSION
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.global_payments import validate_request, validate_status
 
 SANDBOX_HOST = "apis.sandbox.globalpay.com"
 LIVE_HOST = "apis.globalpay.com"
@@ -98,6 +100,12 @@ class FakeGlobalPayments:
     def expire_tokens(self) -> None:
         self.access_tokens.clear()
 
+    def batch(self) -> None:
+        """The day's batch closes: captured transactions read BATCHED from then on."""
+        for tx in self.transactions.values():
+            if tx["status"] == "CAPTURED":
+                tx["status"] = "BATCHED"
+
     def single_use_token(self) -> str:
         token = f"PMT_{next(self._ids):08d}fresh"
         self.methods[token] = {"usage_mode": "SINGLE", "card": _CARD, "used": False}
@@ -118,9 +126,13 @@ class FakeGlobalPayments:
     def handler(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         try:
-            return self._handle(request)
+            response = self._handle(request)
         except _Reply as reply:
             return reply.response
+        answer = response.json() if response.content else {}
+        if response.is_success and isinstance(answer, dict) and "status" in answer:
+            validate_status(answer["status"])  # the SDK's TransactionStatus values only
+        return response
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
         if self._outages:
@@ -139,6 +151,11 @@ class FakeGlobalPayments:
             )
         path = request.url.path
         body: dict[str, Any] = json.loads(request.content) if request.content else {}
+        try:  # what Global Payments' own SDK would send for the same operation
+            raw = request.url.raw_path.decode().split("?")[0]  # keeps %2F inside a segment
+            validate_request(request.method, raw.removeprefix("/ucp"), body)
+        except ContractViolation as e:
+            raise _error(400, "INVALID_REQUEST_DATA", str(e), "40213") from None
         if path == "/ucp/accesstoken" and request.method == "POST":
             return self._access_token(body)
         bearer = request.headers.get("Authorization", "")
@@ -168,7 +185,7 @@ class FakeGlobalPayments:
             ("POST", r"/ucp/transactions/([^/]+)/capture", self._capture),
             ("POST", r"/ucp/transactions/([^/]+)/refund", self._refund),
             ("POST", r"/ucp/transactions/([^/]+)/reversal", self._reversal),
-            ("PATCH", r"/ucp/payment-methods/([^/]+)/edit", self._edit_method),
+            ("PATCH", r"/ucp/payment-methods/([^/]+)", self._edit_method),
         ]
         for route_method, pattern, action in routes:
             match = re.fullmatch(pattern, path)
@@ -332,7 +349,7 @@ class FakeGlobalPayments:
     def _refund(self, body: dict[str, Any], tx_id: str) -> httpx.Response:
         sale = self._tx(tx_id)
         amount = self._amount(body)
-        if sale["status"] != "CAPTURED" or sale["type"] != "SALE":
+        if sale["status"] not in ("CAPTURED", "BATCHED") or sale["type"] != "SALE":
             raise _error(
                 400,
                 "INVALID_TRANSACTION_ACTION",

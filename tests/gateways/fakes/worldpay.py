@@ -48,6 +48,9 @@ from xml.etree import ElementTree as ET
 import attrs
 import httpx
 
+from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts.worldpay import validate
+
 NS = "http://www.vantivcnp.com/schema"
 USER = "payhub-fake-user"
 PASSWORD = "fake-worldpay-password-0123"
@@ -162,7 +165,12 @@ class FakeWorldpay:
         except ET.ParseError:
             return _envelope("1", "Error validating xml data against the schema: not XML")
         self.requests.append(root)
+        try:  # the cnpAPI schema as Worldpay's own SDK compiles it
+            validate(request.content)
+        except ContractViolation as e:
+            return _envelope("1", f"Error validating xml data against the schema: {e}")
         response = self._online(root)
+        validate(response.content)  # the fake answers in the schema's shapes
         if self._timeout == "after":
             self._timeout = None
             raise httpx.ReadTimeout("fake Worldpay timed out after processing", request=request)
@@ -375,9 +383,10 @@ class FakeWorldpay:
     ) -> ET.Element:
         txn_id = str(self._next_id)
         self._next_id += 1
-        answer = ET.Element(f"{{{NS}}}{kind}Response", _echo(txn))
+        name = "registerTokenResponse" if kind == "registerTokenRequest" else f"{kind}Response"
+        answer = ET.Element(f"{{{NS}}}{name}", _echo(txn))
         _add(answer, "cnpTxnId", txn_id)
-        if kind in ("sale", "authorization", "registerTokenRequest"):
+        if kind in ("sale", "authorization"):  # registerTokenResponse has no orderId
             _add(answer, "orderId", _field(txn, "orderId") or "")
         _add(answer, "response", code)
         _add(answer, "responseTime", "2026-11-23T10:00:00")
