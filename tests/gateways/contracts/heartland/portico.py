@@ -26,6 +26,8 @@ from globalpayments.api.gateways.gateway_response import GatewayResponse
 from globalpayments.api.payment_methods import CreditCardData
 from globalpayments.api.services import ReportingService
 
+from tests.gateways import contracts
+
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 NS = "http://Hps.Exchange.PosGateway"
 _KEY = "skapi_cert_contract_reference_key"
@@ -38,7 +40,7 @@ _ANSWER = (
 )
 
 
-class ContractViolation(AssertionError):
+class ContractViolation(contracts.ContractViolation):
     """A request Portico's SDK would never send: an element out of place or out of order."""
 
 

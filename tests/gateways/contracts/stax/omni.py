@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from tests.gateways import contracts
+
 
 def _import_client() -> Any:
     """Import the client without the ``logging.basicConfig`` it runs at import time."""
@@ -41,7 +43,7 @@ _REFERENCE_ID = "ref0000-contract"
 DOCUMENTED_EXTRAS: dict[str, frozenset[str]] = {"POST /charge": frozenset({"idempotency_id"})}
 
 
-class ContractViolation(AssertionError):
+class ContractViolation(contracts.ContractViolation):
     """A request Stax's own client would never send."""
 
 
