@@ -158,6 +158,34 @@ def test_void_cancels_an_authorization(
         gateway.capture(creds, auth.reference, usd("40.00"), "cap-1")
 
 
+@pytest.mark.parametrize(("approval", "voided"), [("APPROVED", True), ("DECLINED", False)])
+def test_a_cancel_answered_with_state_authorized_is_judged_by_its_approval(
+    fake: FakeFiserv, creds: GatewayCredentials, approval: str, voided: bool
+) -> None:
+    """ActiveMerchant's recorded CommerceHub cancel answer (test/unit/gateways/
+    commerce_hub_test.rb) says transactionType CANCEL, transactionState AUTHORIZED and an
+    APPROVED receipt: the approval decides, not the state."""
+
+    def cancel_as_recorded(request: httpx.Request) -> httpx.Response:
+        answer = fake.handler(request)
+        if request.url.path.endswith("/cancels") and answer.status_code < 400:
+            body = answer.json()
+            body["gatewayResponse"].update(transactionType="CANCEL", transactionState="AUTHORIZED")
+            receipt = body.setdefault("paymentReceipt", {})
+            receipt.setdefault("processorResponseDetails", {})["approvalStatus"] = approval
+            return httpx.Response(answer.status_code, json=body)
+        return answer
+
+    gateway = FiservGateway(httpx.Client(transport=httpx.MockTransport(cancel_as_recorded)))
+    auth = gateway.charge(creds, card(usd("40.00"), capture=False))
+
+    if voided:
+        assert gateway.void(creds, auth.reference, "void-1").status is GatewayStatus.VOIDED
+    else:
+        with pytest.raises(GatewayError, match="did not accept the cancel"):
+            gateway.void(creds, auth.reference, "void-1")
+
+
 def test_status_reads_the_inquiry_list(
     fake: FakeFiserv, gateway: FiservGateway, creds: GatewayCredentials
 ) -> None:

@@ -180,7 +180,9 @@ class FiservGateway:
             request_id_for("refund", idempotency_key),
         )
         result = _result(answer, amount)
-        if result.status not in (GatewayStatus.CAPTURED, GatewayStatus.PENDING):
+        if result.status not in (GatewayStatus.CAPTURED, GatewayStatus.PENDING) and not (
+            _approved(answer)
+        ):
             raise _refused(answer, "refund")
         return attrs.evolve(result, status=GatewayStatus.REFUNDED, amount=amount)
 
@@ -199,9 +201,11 @@ class FiservGateway:
             request_id_for("cancel", idempotency_key),
         )
         result = _result(answer, None)
-        if result.status is not GatewayStatus.VOIDED:
+        if result.status is not GatewayStatus.VOIDED and not _approved(answer):
             raise _refused(answer, "cancel")
-        return attrs.evolve(result, reference=reference)
+        # ActiveMerchant's recorded cancel answers state AUTHORIZED with an APPROVED receipt:
+        # the approval, not the state, says the cancel went through.
+        return attrs.evolve(result, reference=reference, status=GatewayStatus.VOIDED)
 
     def status(self, creds: GatewayCredentials, reference: str) -> GatewayResult:
         answer = self._send(
@@ -378,6 +382,13 @@ def _money(raw: object) -> Money | None:
         return Money.of(Decimal(str(total)), currency.upper())
     except (InvalidOperation, ValidationError, ValueError):
         return None
+
+
+def _approved(answer: _Answer) -> bool:
+    """The processor approved the operation (``paymentReceipt`` ``approvalStatus``)."""
+    receipt = answer.body.get("paymentReceipt")
+    processor = receipt.get("processorResponseDetails") if isinstance(receipt, dict) else None
+    return isinstance(processor, dict) and processor.get("approvalStatus") == "APPROVED"
 
 
 def normalise_decline(code: object) -> str:

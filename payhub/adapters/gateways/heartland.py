@@ -184,11 +184,12 @@ class HeartlandGateway:
         card = _sub(block, "CardData")
         _token_data(card, token)
         _text(card, "TokenRequest", "N")
-        extra = _sub(block, "AdditionalTxnFields")
-        if request.description:
-            _text(extra, "Description", request.description[:100])
-        if source.gateway_customer_ref:
-            _text(extra, "CustomerID", source.gateway_customer_ref[:50])
+        if request.description or source.gateway_customer_ref:  # CustomerID first, as the SDK
+            extra = _sub(block, "AdditionalTxnFields")
+            if source.gateway_customer_ref:
+                _text(extra, "CustomerID", source.gateway_customer_ref[:50])
+            if request.description:
+                _text(extra, "Description", request.description[:100])
         _text(block, "Ecommerce", "ECOM")
         answer = self._send(
             creds, txn, client_id=client_txn_id(request.idempotency_key), secrets=(token,)
@@ -252,8 +253,8 @@ class HeartlandGateway:
     ) -> GatewayResult:
         """``CreditAddToBatch``: add the authorization to the batch, possibly for less."""
         txn = ET.Element(_q("CreditAddToBatch"))
+        _text(txn, "Amt", _decimal(amount))  # element order as Global Payments' SDK sends it
         _text(txn, "GatewayTxnId", _txn_id(reference))
-        _text(txn, "Amt", _decimal(amount))
         answer = self._send(creds, txn, client_id=client_txn_id(idempotency_key))
         if answer.gateway_code != _GATEWAY_OK:
             raise _gateway_failure(answer, charge=False, action="capture")
@@ -265,8 +266,8 @@ class HeartlandGateway:
         """``CreditReturn`` of all or part of a sale or captured authorization."""
         txn = ET.Element(_q("CreditReturn"))
         block = _sub(txn, "Block1")
-        _text(block, "GatewayTxnId", _txn_id(reference))
         _text(block, "Amt", _decimal(amount))
+        _text(block, "GatewayTxnId", _txn_id(reference))
         answer = self._send(creds, txn, client_id=client_txn_id(idempotency_key))
         if answer.gateway_code != _GATEWAY_OK:
             raise _gateway_failure(answer, charge=False, action="refund")
@@ -387,8 +388,8 @@ class HeartlandGateway:
             )
         txn = ET.Element(_q("CreditReversal"))
         block = _sub(txn, "Block1")
-        _text(block, "GatewayTxnId", txn_id)
         _text(block, "Amt", amount)
+        _text(block, "GatewayTxnId", txn_id)
         try:
             answer = self._send(creds, txn)
         except (GatewayUnavailable, GatewayTimeout):
@@ -597,8 +598,8 @@ def _txn_id(reference: str) -> str:
 def _token_data(card: ET.Element, token: str) -> None:
     data = _sub(card, "TokenData")
     _text(data, "TokenValue", token)
+    _text(data, "ReaderPresent", "N")  # before CardPresent, as the vendor's SDK orders them
     _text(data, "CardPresent", "N")
-    _text(data, "ReaderPresent", "N")
 
 
 def _sub(parent: ET.Element, tag: str) -> ET.Element:

@@ -426,13 +426,14 @@ class NmiGateway:
         response = self._http.send("POST", base_url(creds.sandbox) + path, data=body)
         if response.status_code != 200:
             raise GatewayError(f"NMI answered HTTP {response.status_code}", gateway=self.name)
-        return _scrub(response.text, body)
+        return _hide_sent_secrets(response.text, body)
 
     def _transact(self, creds: GatewayCredentials, fields: dict[str, str]) -> _Reply:
         body = {"security_key": creds.api_secret, **fields}
         text = self._post(creds, TRANSACT_PATH, fields)
         pairs = parse_qs(text.strip(), keep_blank_values=True).items()
-        parsed = {k: _scrub(v[0], body) for k, v in pairs}  # secrets may arrive %-encoded
+        # secrets may arrive %-encoded: hidden again after decoding
+        parsed = {k: _hide_sent_secrets(v[0], body) for k, v in pairs}
         if parsed.get("response") not in ("1", "2", "3"):
             raise unexpected(self.name)
         return _Reply(parsed)
@@ -469,7 +470,7 @@ class NmiGateway:
 # --- mapping ------------------------------------------------------------------------------
 
 
-def _scrub(text: str, body: dict[str, str]) -> str:
+def _hide_sent_secrets(text: str, body: dict[str, str]) -> str:
     """Blank the request's secret and token wherever NMI's answer echoes them."""
     return hide_values(text, (body.get(key) for key in _SENSITIVE_FIELDS))
 

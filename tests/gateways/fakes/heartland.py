@@ -26,7 +26,8 @@ Not public and modelled here: a spent or unknown single-use token answers gatewa
 ``CreditAccountVerify`` returns ``CardType`` and ``TokenPANLast4``.
 
 Single-use tokens the fake knows (each can be used once):
-``supt_visa`` (Visa 4242), ``supt_mastercard`` (MC 5454), ``supt_decline`` 05,
+``supt_visa`` (Visa 4242), ``supt_mastercard`` (MC 5454), ``supt_discover`` (Discover 1117),
+``supt_decline`` 05,
 ``supt_insufficient`` 51, ``supt_expired`` 54, ``supt_cvv`` N7, ``supt_stolen`` 43,
 ``supt_issuer_down`` 91, ``supt_gateway_timeout`` (gateway code 30).
 
@@ -36,11 +37,14 @@ Knobs: ``fail_next(status)``; ``reversals_fail``; ``timeout_next(after_processin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from xml.etree import ElementTree as ET
 
 import attrs
 import httpx
+
+from tests.gateways.contracts.heartland import portico
 
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 NS = "http://Hps.Exchange.PosGateway"
@@ -63,6 +67,7 @@ class Card:
 CARDS: dict[str, Card] = {
     "supt_visa": Card("4242", "Visa"),
     "supt_mastercard": Card("5454", "MC"),
+    "supt_discover": Card("1117", "Disc"),
     "supt_decline": Card("0002", "Visa", "05", "DECLINE"),
     "supt_insufficient": Card("0003", "Visa", "51", "DECLINE"),
     "supt_expired": Card("0004", "Visa", "54", "EXPIRED CARD"),
@@ -100,6 +105,10 @@ class FakeHeartland:
     used: set[str] = attrs.field(factory=set)
     multi_use: dict[str, Card] = attrs.field(factory=dict)
     reversals_fail: bool = False
+    # Every request is held to the vendor SDK's element tree (tests/gateways/contracts/heartland)
+    # and refused with a schema fault, as Portico would, when it strays from it.
+    contract: Callable[[ET.Element], None] | None = attrs.field(factory=lambda: portico.check)
+    violations: list[str] = attrs.field(factory=list)
     _next_id: int = 1_234_567_000
     _fail: int | None = None
     _timeout: str | None = None
@@ -144,6 +153,12 @@ class FakeHeartland:
         if version is None:
             return _fault("Server did not recognize the value of HTTP Header SOAPAction.")
         self.requests.append(version)
+        if self.contract is not None:
+            try:
+                self.contract(version)
+            except portico.ContractViolation as e:
+                self.violations.append(str(e))
+                return _fault(f"Server was unable to read request: {e}")
         response = self._pos(version)
         if self._timeout == "after":
             self._timeout = None

@@ -34,13 +34,18 @@ import itertools
 import json
 import re
 import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 import httpx
 
+from tests.gateways.contracts.stax import omni
+
 API_KEY = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.c3RheC1mYWtlLWtleQ.sig-Stax-Test-1"
 HOST = "apiprod.fattlabs.com"
+_EPOCH = datetime(2026, 11, 23, 10, 0, 0)
 _DECLINES = {
     "4012888888881881": "Unable to process the purchase transaction",
     "4000000000009995": "Insufficient Funds",
@@ -77,6 +82,10 @@ class FakeStax:
         self._fail_next: int | None = None
         self._timeout_next: bool | None = None
         self._clock = itertools.count(1)
+        # Requests are held to Stax's own client (tests/gateways/contracts/stax) and refused
+        # with a 422 when they stray from it.
+        self.contract: Callable[[httpx.Request], None] | None = omni.check
+        self.violations: list[str] = []
 
     # --- test controls -----------------------------------------------------------------
 
@@ -149,6 +158,12 @@ class FakeStax:
                 if not isinstance(parsed, dict):
                     raise StaxError(422, {"error": ["The body must be an object."]})
                 body = parsed
+            if self.contract is not None:
+                try:
+                    self.contract(request)
+                except omni.ContractViolation as e:
+                    self.violations.append(str(e))
+                    raise StaxError(422, {"error": [str(e)]}) from None
             status, answer = self._dispatch(request, body)
             return httpx.Response(status, json=_public(answer))
         except StaxError as e:
@@ -310,7 +325,10 @@ class FakeStax:
             "payment_method": method,
             "child_captures": [],
             "child_transactions": [],
-            "created_at": f"2026-11-23 10:{next(self._clock):05d}",
+            # Stax's "YYYY-MM-DD HH:MM:SS" (what its client parses), a second apart
+            "created_at": (_EPOCH + timedelta(seconds=next(self._clock))).strftime(
+                "%Y-%m-%d %H:%M:%S"
+            ),
             "_settled": False,
         }
         self.transactions[txn["id"]] = txn
