@@ -183,3 +183,24 @@ def test_creates_link_to_the_reads_and_moves_of_what_they_made(client: Client) -
         for response in op["responses"].values():
             for link in response.get("links", {}).values():
                 assert link["operationId"] in all_ids
+
+
+def test_public_operations_need_no_key_and_the_rest_do(client: Client) -> None:
+    doc = document(client)
+    assert doc["security"] == [{"apiKey": []}]
+    health = doc["paths"]["/healthz"]["get"]
+    assert health["security"] == []
+    assert "security" not in doc["paths"]["/api/gateways"]["get"]  # the document's default
+
+
+def test_request_bodies_refuse_unknown_fields(client: Client) -> None:
+    """Every input struct forbids unknown fields; the document says so, nested ones too."""
+    doc = document(client)
+    schemas = doc["components"]["schemas"]
+    assert schemas["ChargeIn"]["additionalProperties"] is False
+    assert schemas["AmountIn"]["additionalProperties"] is False
+    assert schemas["AddressIn"]["additionalProperties"] is False
+    assert "additionalProperties" not in schemas["TransactionOut"]
+    body = recorded_examples()["ApiMerchantAccountsCreateMerchant"]["request"]
+    merchant = {"$ref": "#/components/schemas/MerchantCreate"}
+    assert check(doc, merchant, {**body, "surprise": 1})
