@@ -29,6 +29,7 @@ from litestar.openapi.spec import OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
+from payhub.domain.accounts import DISPLAY_NAME_MAX, EXTERNAL_REFERENCE_MAX
 from payhub_server.problems import PROBLEM_JSON, PROBLEM_TYPES
 
 Json = dict[str, Any]
@@ -45,6 +46,24 @@ class DecimalAsNumber(OpenAPISchemaPlugin):
 
     def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
         return Schema(type=OpenAPIType.NUMBER)
+
+
+# Rules the domain enforces on single fields, stated in the schema (component, field).
+FIELD_RULES: dict[tuple[str, str], Json] = {
+    ("MerchantCreate", "externalReference"): {
+        "minLength": 1,
+        "maxLength": EXTERNAL_REFERENCE_MAX,
+        "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@-]*$",
+        "description": "Letters, digits and . _ : @ -, starting with a letter or digit;"
+        " unique per provider. Used in paths.",
+    },
+    ("MerchantCreate", "displayName"): {
+        "minLength": 1,
+        "maxLength": DISPLAY_NAME_MAX,
+        "pattern": "^[^\\x00-\\x1f]*\\S[^\\x00-\\x1f]*$",
+        "description": "Not blank, no control characters.",
+    },
+}
 
 
 PROBLEM_SCHEMA: Json = {
@@ -346,6 +365,10 @@ def complete(schema: Json, audiences: dict[tuple[str, str], str]) -> Json:
             if audience == "public":
                 op["security"] = []  # no X-Api-Key: public pages, webhooks, health
     _closed_bodies(doc)
+    for (component, field), rules in FIELD_RULES.items():
+        found = doc["components"]["schemas"].get(component, {}).get("properties", {})
+        if field in found:
+            found[field].update(rules)
     add_links(doc)
     return doc
 
