@@ -29,6 +29,7 @@ from litestar.openapi.spec import OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
+from payhub.domain.accounts import DISPLAY_NAME_MAX, EXTERNAL_REFERENCE_MAX
 from payhub_server.problems import PROBLEM_JSON, PROBLEM_TYPES
 
 Json = dict[str, Any]
@@ -45,6 +46,24 @@ class DecimalAsNumber(OpenAPISchemaPlugin):
 
     def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
         return Schema(type=OpenAPIType.NUMBER)
+
+
+# Rules the domain enforces on single fields, stated in the schema (component, field).
+FIELD_RULES: dict[tuple[str, str], Json] = {
+    ("MerchantCreate", "externalReference"): {
+        "minLength": 1,
+        "maxLength": EXTERNAL_REFERENCE_MAX,
+        "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@-]*$",
+        "description": "Letters, digits and . _ : @ -, starting with a letter or digit;"
+        " unique per provider. Used in paths.",
+    },
+    ("MerchantCreate", "displayName"): {
+        "minLength": 1,
+        "maxLength": DISPLAY_NAME_MAX,
+        "pattern": "^[^\\x00-\\x1f]*\\S[^\\x00-\\x1f]*$",
+        "description": "Not blank, no control characters.",
+    },
+}
 
 
 PROBLEM_SCHEMA: Json = {
@@ -187,24 +206,51 @@ def _statuses(method: str, path: str, op: Json, audience: str) -> set[int]:
     return found
 
 
-def _problem_response(status: int) -> Json:
+def _problem_response(status: int, path: str, op: Json) -> Json:
     text, types = ERRORS[status]
     named = ", ".join(f"`{t}`" for t in types)
+    example: Json = {
+        "type": f"/problems/{types[0]}",
+        "title": _TITLES.get(types[0], "Request refused"),
+        "status": status,
+        "detail": PROBLEM_TYPES.get(types[0], text).replace("`", ""),
+        "instance": path,
+        "requestId": "req_5f2c1e9a7b3d4c6e",
+    }
+    if status == 400:
+        field, message = _a_bad_field(op)
+        example["detail"] = f"{field}: {message}"
+        example["errors"] = [{"field": field, "message": message}]
+    if status == 429:
+        example["retryAfter"] = 30
     return {
         "description": f"{text} Problem type: {named}.",
         "content": {
-            PROBLEM_JSON: {
-                "schema": {"$ref": "#/components/schemas/Problem"},
-                "example": {
-                    "type": f"/problems/{types[0]}",
-                    "title": _TITLES.get(types[0], "Request refused"),
-                    "status": status,
-                    "detail": PROBLEM_TYPES.get(types[0], text),
-                    "requestId": "req_5f2c1e9a7b3d4c6e",
-                },
-            }
+            PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
         },
     }
+
+
+def _a_bad_field(op: Json) -> tuple[str, str]:
+    """A field this operation could fault, for its 400 example."""
+    if "requestBody" in op:
+        return "body", "a JSON request body is required"
+    for parameter in op.get("parameters", []):
+        if parameter.get("in") in ("query", "header"):
+            return parameter["name"], "is not valid"
+    return "path", "is not valid"
+
+
+def _plain_parameters(op: Json) -> None:
+    """A header or query parameter is absent or a string: ``string | null`` reads as the
+    one type it can be."""
+    for parameter in op.get("parameters", []):
+        schema = parameter.get("schema", {})
+        kinds = schema.get("oneOf", [])
+        real = [k for k in kinds if k != {"type": "null"}]
+        if len(kinds) == 2 and len(real) == 1 and not parameter.get("required"):
+            schema.pop("oneOf")
+            schema.update(real[0])
 
 
 _TITLES = {
@@ -305,17 +351,63 @@ def complete(schema: Json, audiences: dict[tuple[str, str], str]) -> Json:
             op = item.get(method)
             if not isinstance(op, dict) or "responses" not in op:
                 continue
-            statuses = _statuses(method, path, op, audiences.get((path, method), "public"))
+            audience = audiences.get((path, method), "public")
+            statuses = _statuses(method, path, op, audience)
             responses = op["responses"]
             for code in list(responses):
                 if code.isdigit() and int(code) >= 400:
                     del responses[code]  # Litestar's generic 400: not what payhub writes
             for status in sorted(statuses):
-                responses[str(status)] = _problem_response(status)
+                responses[str(status)] = _problem_response(status, path, op)
             _describe(op)
+            _plain_parameters(op)
             _add_examples(op)
+            if audience == "public":
+                op["security"] = []  # no X-Api-Key: public pages, webhooks, health
+    _closed_bodies(doc)
+    for (component, field), rules in FIELD_RULES.items():
+        found = doc["components"]["schemas"].get(component, {}).get("properties", {})
+        if field in found:
+            found[field].update(rules)
     add_links(doc)
     return doc
+
+
+def _refs(node: Any) -> set[str]:
+    """Component schema names ``node`` refers to, directly."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            found.add(ref.rsplit("/", 1)[-1])
+        for value in node.values():
+            found |= _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _refs(value)
+    return found
+
+
+def _closed_bodies(doc: Json) -> None:
+    """Request bodies refuse unknown fields (every input struct has ``forbid_unknown_fields``):
+    say so with ``additionalProperties: false`` on each object schema a body uses."""
+    schemas: Json = doc.get("components", {}).get("schemas", {})
+    todo = set()
+    for item in doc.get("paths", {}).values():
+        for method in _METHODS:
+            op = item.get(method)
+            if isinstance(op, dict) and "requestBody" in op:
+                todo |= _refs(op["requestBody"])
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        schema = schemas[name]
+        if "properties" in schema and "additionalProperties" not in schema:
+            schema["additionalProperties"] = False
+        todo |= _refs(schema)
 
 
 # --- links: after a create, where its result can be read and moved ---------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,22 @@ def audiences(app: Litestar) -> dict[tuple[str, str], str]:
     return out
 
 
+_VIEWS_MADE: weakref.WeakKeyDictionary[Litestar, dict[str, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def openapi_view(app: Litestar, view: str) -> dict[str, Any]:
+    """The view's document, made once per app (the routes do not change while it runs)."""
     if view not in VIEWS:
         raise NotFoundException(f"no reference view '{view}'")
+    made = _VIEWS_MADE.setdefault(app, {})
+    if view not in made:
+        made[view] = _make_view(app, view)
+    return made[view]
+
+
+def _make_view(app: Litestar, view: str) -> dict[str, Any]:
     title, allowed = VIEWS[view]
     who = audiences(app)
     schema = complete(app.openapi_schema.to_schema(), who)

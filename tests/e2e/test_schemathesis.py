@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payhub_server.openapi_doc import recorded_examples
 from tests.e2e.servers import cli, create_provider, serve
 from tests.http.api_tour import Tour, run, spares
 
@@ -131,9 +132,41 @@ def successes(events: Path) -> dict[str, int]:
     return found
 
 
+# Operations that cannot succeed in this run: embedding needs an allowed website (set by the
+# portal, not the API), and Twilio's webhooks need Twilio's signature.
+NEVER_SUCCEED_HERE = {
+    "POST /api/merchant-accounts/{ref}/invoices/{invoice_number}/embed",
+    "POST /webhooks/twilio/sms",
+    "POST /webhooks/twilio/status",
+}
+
+# The create operation whose recorded example made each id, and the field it is in.
+MADE_BY = {
+    "customer_id": ("ApiMerchantAccountsRefCustomersCreateCustomer", "customerId"),
+    "payment_method_id": (
+        "ApiMerchantAccountsRefCustomersCustomerIdPaymentMethodsGatewaySavePaymentMethod",
+        "paymentMethodId",
+    ),
+    "tax_rate_id": ("ApiMerchantAccountsRefTaxRatesCreateTaxRate", "taxRateId"),
+    "category_id": ("ApiMerchantAccountsRefProductCategoriesCreateCategory", "categoryId"),
+    "product_id": ("ApiMerchantAccountsRefProductsCreateProduct", "productId"),
+    "location_id": ("ApiMerchantAccountsRefLocationsCreateLocation", "locationId"),
+}
+
+
+def with_live_ids(text: str, served: Served) -> str:
+    """The document's examples name objects of the recording run; name the live ones, so the
+    examples phase sends requests that can succeed here."""
+    recorded = recorded_examples()
+    for name, (operation_id, field) in MADE_BY.items():
+        old = recorded[operation_id]["response"][field]
+        text = text.replace(json.dumps(old), json.dumps(served.ids[name]))
+    return text
+
+
 def test_every_operation_keeps_its_documented_promises(served: Served) -> None:
     document = served.cwd / "openapi.json"
-    text = httpx.get(served.base + "/schema/openapi.json").text
+    text = with_live_ids(httpx.get(served.base + "/schema/openapi.json").text, served)
     document.write_text(text)
     output = schemathesis(served, str(document))
     print(output)  # the summary: operations, phases, checks
@@ -148,7 +181,8 @@ def test_every_operation_keeps_its_documented_promises(served: Served) -> None:
     idle = sorted(op for op in operations if not done.get(op))
     print(f"{len(operations) - len(idle)} of {len(operations)} operations succeeded at least once")
     print("never a 2xx:", *idle, sep="\n  ")
-    assert len(idle) <= len(operations) // 5, idle
+    unexpected = set(idle) - NEVER_SUCCEED_HERE
+    assert len(unexpected) <= 3, unexpected  # a little room for the fuzzer's luck
 
 
 def test_a_broken_document_is_caught(served: Served) -> None:

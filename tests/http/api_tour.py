@@ -420,6 +420,9 @@ def spares(tour: Tour) -> Tour:
         "delete",
         payment_method_id=method["paymentMethodId"],
     )
+    # Credentials edits (which may disable them) go to a merchant of their own.
+    other = call("POST", M, {"externalReference": "spare-merchant", "displayName": "Spare"})
+    give(R + "/credentials/{gateway}", "put", ref=other["externalReference"])
     return t
 
 

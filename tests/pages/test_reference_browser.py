@@ -58,7 +58,9 @@ def test_each_view_renders_and_shows_a_request_schema(
     live: Live, page: Page, path: str, view: str, tag: str, operation_id: str, field: str
 ) -> None:
     foreign = _opened(page, live, path)
-    expect(page.locator(".information-container .title")).to_contain_text("payhub API")
+    # The first view builds the document (a busy machine may take a while).
+    title = page.locator(".information-container .title")
+    expect(title).to_contain_text("payhub API", timeout=60_000)
     expect(page.locator(".opblock").first).to_be_visible()
     assert page.get_by_text("Unable to render this definition").count() == 0
     errors = page.locator(".errors-wrapper")
