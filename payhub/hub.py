@@ -30,7 +30,7 @@ from payhub.services.catalog import Categories, Products, TaxRates
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
 from payhub.services.invoices import Invoices, PayPages
-from payhub.services.links import LinkAdmin, Redirects, ShortHosts, ShortLinks
+from payhub.services.links import OPENS_FLUSH_S, LinkAdmin, Redirects, ShortHosts, ShortLinks
 from payhub.services.locations import Locations
 from payhub.services.merchants import Credentials, Merchants
 from payhub.services.messaging import QUEUE as OUTBOX_QUEUE
@@ -113,7 +113,11 @@ class PayHub:
         self._auth = Authenticator(self.deps)
         short_hosts = ShortHosts(self.deps)
         self.link_admin = LinkAdmin(self.deps, short_hosts)
-        self.redirects = Redirects(self.deps, short_hosts)
+        self.redirects = Redirects(
+            self.deps,
+            short_hosts,
+            float(os.environ.get("PAYHUB_OPENS_FLUSH_SECONDS") or OPENS_FLUSH_S),
+        )
         # Texts and emails: Twilio / SMTP when configured in the environment, else the outbox
         # adapter (delivers nowhere). See docs/messaging.md.
         # With a public URL, Twilio texts ask for delivery reports (StatusCallback) on it.
@@ -179,6 +183,7 @@ class PayHub:
         return handlers
 
     def close(self) -> None:
+        self.redirects.close()  # writes the short-link opens counted in memory
         self.store.close()
 
     def authenticate(self, api_key: str | None) -> Caller:

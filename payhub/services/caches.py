@@ -65,3 +65,34 @@ class FreshCache(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class Tally(Generic[K, V]):
+    """Counts gathered in memory and handed out in batches: ``add`` on the hot path (a dict
+    bump under a lock), ``take`` swaps everything out for one write, ``put_back`` returns a
+    batch whose write failed so nothing is lost. Writers hold ``flushing`` around take and
+    write, so a reader that flushes first sees every count handed over before it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[K, tuple[int, V]] = {}
+        self.flushing = threading.Lock()
+
+    def add(self, key: K, latest: V) -> None:
+        with self._lock:
+            found = self._counts.get(key)
+            self._counts[key] = (found[0] + 1 if found else 1, latest)
+
+    def take(self) -> dict[K, tuple[int, V]]:
+        with self._lock:
+            taken, self._counts = self._counts, {}
+        return taken
+
+    def put_back(self, batch: dict[K, tuple[int, V]]) -> None:
+        with self._lock:
+            for key, (n, latest) in batch.items():
+                found = self._counts.get(key)
+                self._counts[key] = (n + found[0], found[1]) if found else (n, latest)
+
+    def __len__(self) -> int:
+        return len(self._counts)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from typing import Any
 
 import attrs
 
 from payhub.domain.ids import format_id
 from payhub.ports import Clock, Randomness, SecretBox, Store
-from payhub.services.caches import FreshCache
+from payhub.services.caches import FreshCache, Tally
 
 # How long another process's change (a revoked key, a revoked link) may go unseen here.
 KEY_TTL_S = 2.0
@@ -32,6 +33,8 @@ class Deps:
     link_cache: FreshCache[str, Any] = attrs.field(
         factory=lambda: FreshCache(100_000, LINK_TTL_S), eq=False, repr=False
     )
+    # Short-link opens counted in memory per (link id, UTC day), written in batches.
+    open_tally: Tally[tuple[str, date], datetime] = attrs.field(factory=Tally, eq=False, repr=False)
 
     def page_url(self, path: str) -> str:
         return self.public_url.rstrip("/") + "/" + path.lstrip("/")

@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 from typing import TypeVar
 
 import attrs
+import structlog
 
 from payhub.domain.accounts import Merchant
 from payhub.domain.environments import Environment
@@ -68,10 +69,13 @@ from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.merchants import find_merchant
 
+log = structlog.get_logger("payhub.links")
 T = TypeVar("T")
 DOMAIN_SETTING = "short_links.domain."
 CODE_ATTEMPTS = 5
 HOSTS_TTL_S = 5.0
+# How often counted opens are written (PAYHUB_OPENS_FLUSH_SECONDS for a server).
+OPENS_FLUSH_S = 1.0
 
 
 def domain_setting(environment: Environment) -> str:
@@ -157,6 +161,10 @@ class ShortLinks:
     # --- helpers ---------------------------------------------------------------------------
 
     def _metered(self, work: Callable[[UnitOfWork, _Meter], T]) -> T:
+        # Opens counted by this process but not yet written are written first, so the
+        # counts a caller reads here include every redirect this process answered.
+        if len(self._d.open_tally):
+            flush_opens(self._d)
         # A merchant key's calls are its merchant's; a provider key's, the named merchant's.
         meter = _Meter(self._caller.merchant_id)
         try:
@@ -428,7 +436,11 @@ class ShortLinks:
             totals = uow.short_links.click_totals([link.id])
             return self._view(link, self._domain(uow), totals.get(link.id, ClickTotal()), now)
 
-        return self._metered(work)
+        view = self._metered(work)
+        # After the commit (see FreshCache.begin): this process stops redirecting at once,
+        # other servers within LINK_TTL_S.
+        self._d.link_cache.invalidate(_cache_key(view.link.environment, view.link.code))
+        return view
 
 
 # --- the public redirect -------------------------------------------------------------------
@@ -481,29 +493,105 @@ class ShortHosts:
 
 
 class Redirects:
-    """``GET https://<short-link domain>/<code>``: one indexed read and, for a person's open,
-    one upsert of the (link, UTC day) counter, in one short unit of work."""
+    """``GET https://<short-link domain>/<code>``, answered from a cache of links.
 
-    def __init__(self, deps: Deps, hosts: ShortHosts) -> None:
+    A link read from the database is trusted for ``LINK_TTL_S`` seconds (``Deps.link_cache``);
+    expiry is checked against the clock on every open, a revocation through this process
+    drops the entry at once, and one made elsewhere is seen within ``LINK_TTL_S``. Unknown
+    codes are never cached (a link made by another server resolves at once). A person's open
+    is counted in memory (``Deps.open_tally``) and written in batches, one unit of work per
+    ``OPENS_FLUSH_S`` for every link and day opened meanwhile, by a background thread; reads
+    of the counts through this process flush first, and ``close`` writes what is left.
+    """
+
+    def __init__(self, deps: Deps, hosts: ShortHosts, flush_every_s: float = OPENS_FLUSH_S) -> None:
         self._d = deps
         self.hosts = hosts
+        self._every = flush_every_s
+        self._flusher: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._start_lock = threading.Lock()
+
+    def follow_cached(self, environment: Environment, code: str, counted: bool) -> Redirect | None:
+        """The answer from the cache, without I/O; ``None`` when the link must be read."""
+        found: Resolved | None = self._d.link_cache.get(_cache_key(environment, code))
+        return None if found is None else self._answer(found, counted)
 
     def follow(self, environment: Environment, code: str, counted: bool) -> Redirect:
         if not looks_like_code(code):
             return Redirect("missing")
-        now = self._d.clock.now()
-        # A visit that is not counted writes nothing, so it takes no write lock (SQLite).
-        with self._d.store.unit_of_work(readonly=not counted) as uow:
-            found: Resolved | None = uow.short_links.resolve(code, environment)
+        key = _cache_key(environment, code)
+        found: Resolved | None = self._d.link_cache.get(key)
+        if found is None:
+            token = self._d.link_cache.begin()
+            with self._d.store.unit_of_work(readonly=True) as uow:
+                found = uow.short_links.resolve(code, environment)
             if found is None:
                 return Redirect("missing")
-            if found.revoked_at is not None or (
-                found.expires_at is not None and found.expires_at <= now
-            ):
-                return Redirect("gone")
-            if counted:
-                uow.short_links.record_open(found.id, utc_day(now), now)
+            self._d.link_cache.put(key, found, token)
+        return self._answer(found, counted)
+
+    def _answer(self, found: Resolved, counted: bool) -> Redirect:
+        now = self._d.clock.now()
+        if found.revoked_at is not None or (
+            found.expires_at is not None and found.expires_at <= now
+        ):
+            return Redirect("gone")
+        if counted:
+            self._d.open_tally.add((found.id, utc_day(now)), now)
+            if self._flusher is None:
+                self._start_flusher()
         return Redirect("redirect", found.target_url)
+
+    def _start_flusher(self) -> None:
+        with self._start_lock:
+            if self._flusher is None and not self._stop.is_set():
+                self._flusher = threading.Thread(
+                    target=self._flush_forever, name="payhub-link-opens", daemon=True
+                )
+                self._flusher.start()
+
+    def _flush_forever(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                flush_opens(self._d)
+            except Exception:  # kept in the tally; the next pass retries
+                log.exception("writing short-link opens failed; retrying")
+
+    def flush(self) -> int:
+        """Write the opens counted so far; returns how many."""
+        return flush_opens(self._d)
+
+    def close(self) -> None:
+        """Stop the background writer and write what is left (a clean shutdown loses none)."""
+        self._stop.set()
+        if self._flusher is not None:
+            self._flusher.join(timeout=10)
+        try:
+            flush_opens(self._d)
+        except Exception:
+            log.exception("short-link opens could not be written at shutdown")
+
+
+def _cache_key(environment: Environment, code: str) -> str:
+    return f"{environment.value}:{code}"
+
+
+def flush_opens(deps: Deps) -> int:
+    """Write the counted opens in one unit of work (put back if it fails); returns how many."""
+    tally = deps.open_tally
+    with tally.flushing:
+        batch = tally.take()
+        if not batch:
+            return 0
+        try:
+            with deps.store.unit_of_work() as uow:
+                for (link_id, day), (opens, latest) in sorted(batch.items()):
+                    uow.short_links.record_open(link_id, day, latest, opens)
+        except BaseException:
+            tally.put_back(batch)
+            raise
+    return sum(opens for opens, _ in batch.values())
 
 
 # --- the operator's side -------------------------------------------------------------------
@@ -596,6 +684,7 @@ class LinkAdmin:
             revoked = uow.short_links.revoke_on_domain(
                 cleaned, now, f"domain {cleaned} blocked for abuse"
             )
+        self._d.link_cache.invalidate()
         return BlockResult(cleaned, added, revoked)
 
     def unblock(self, domain: str) -> bool:

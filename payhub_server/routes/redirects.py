@@ -8,13 +8,17 @@ and a production link only on the production one; anything else is 404.
 
 The answer is a plain ``302`` with ``Location`` and ``Cache-Control: no-store`` (so a
 revocation takes effect at once and every open reaches the counter), no cookie and no body.
-Revoked and expired links get a tiny ``410`` page, unknown codes a tiny ``404`` page. The
-lookup, the crawler check and the counter upsert run in a worker thread, like any route.
+Revoked and expired links get a tiny ``410`` page, unknown codes a tiny ``404`` page. A
+link in the in-process cache is answered on the event loop (no thread hop, no database: the
+open is counted in memory and written in batches, see ``Redirects``); a cache miss reads
+the link in a worker thread, like any route. The crawler check is remembered per
+User-Agent (bounded), since browsers repeat theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import anyio.to_thread
 import structlog
@@ -55,13 +59,20 @@ def _headers(scope: Scope) -> dict[bytes, str]:
     return found
 
 
+_counts_as_open = lru_cache(maxsize=4096)(counts_as_open)
+
+
+def counted(method: str, headers: dict[bytes, str]) -> bool:
+    """Whether this visit is a person's open (see payhub/domain/visitors.py)."""
+    purpose = ", ".join(headers[h] for h in _PURPOSE_HEADERS if h in headers) or None
+    return _counts_as_open(method, headers.get(b"user-agent"), purpose)
+
+
 def answer(
     hub: PayHub, environment: Environment, code: str, method: str, headers: dict[bytes, str]
 ) -> Redirect:
     """The redirect service's answer, counting the open only for a person's browser."""
-    purpose = ", ".join(headers[h] for h in _PURPOSE_HEADERS if h in headers) or None
-    counted = counts_as_open(method, headers.get(b"user-agent"), purpose)
-    return hub.redirects.follow(environment, code, counted)
+    return hub.redirects.follow(environment, code, counted(method, headers))
 
 
 class ShortLinkHost:
@@ -88,9 +99,11 @@ class ShortLinkHost:
             return
         method = scope["method"]
         try:
-            outcome = await anyio.to_thread.run_sync(
-                answer, hub, environment, code, method, headers
-            )
+            outcome = hub.redirects.follow_cached(environment, code, counted(method, headers))
+            if outcome is None:
+                outcome = await anyio.to_thread.run_sync(
+                    answer, hub, environment, code, method, headers
+                )
         except Exception:
             log.exception("short link lookup failed", code=code)
             await _send(send, 503, method, UNAVAILABLE_PAGE)

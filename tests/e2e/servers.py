@@ -56,7 +56,14 @@ def create_provider(db_url: str, cwd: Path) -> str:
 
 
 @contextmanager
-def serve(db_url: str, cwd: Path, *, public_url: bool = False, log: bool = False) -> Iterator[str]:
+def serve(
+    db_url: str,
+    cwd: Path,
+    *,
+    public_url: bool = False,
+    log: bool = False,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """One ``payhub serve`` process; yields its base URL once /healthz answers.
 
     ``public_url`` makes the server's own address its ``PAYHUB_PUBLIC_URL`` (the links it
@@ -66,6 +73,7 @@ def serve(db_url: str, cwd: Path, *, public_url: bool = False, log: bool = False
     env = environment(cwd / "payhub.key")
     if public_url:
         env["PAYHUB_PUBLIC_URL"] = base
+    env.update(extra_env or {})
     with ExitStack() as stack:
         output: Any = (
             stack.enter_context((cwd / f"server-{port}.log").open("w"))

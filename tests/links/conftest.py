@@ -102,6 +102,7 @@ def stored_links(hub: PayHub, provider_id: str) -> list[ShortLink]:
 
 
 def opens_by_day(hub: PayHub, provider_id: str, code: str) -> dict[str, int]:
+    hub.redirects.flush()  # opens are written in batches: write what this process counted
     with hub.store.unit_of_work() as uow:
         link = uow.short_links.get(provider_id, code)
         assert link is not None

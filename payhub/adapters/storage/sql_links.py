@@ -255,7 +255,7 @@ class SqlShortLinks(_Repo):
             row["id"], row["target_url"], opt_dt(row["expires_at"]), opt_dt(row["revoked_at"])
         )
 
-    def record_open(self, link_id: str, day: date, at: datetime) -> None:
+    def record_open(self, link_id: str, day: date, at: datetime, opens: int = 1) -> None:
         # PostgreSQL: counts are approximate (spec, short-link rule 4), so this commit need
         # not wait for the WAL flush; the hot (link, day) row is then locked for microseconds
         # rather than a disk sync. A crash may lose the last fraction of a second of opens,
@@ -267,11 +267,11 @@ class SqlShortLinks(_Repo):
         )
         self.db.execute(
             "INSERT INTO short_link_clicks (link_id, day, opens, last_at)"
-            f" SELECT :l, :d, 1, :at{relaxed} ON CONFLICT (link_id, day) DO UPDATE"
-            " SET opens = short_link_clicks.opens + 1, last_at = CASE"
+            f" SELECT :l, :d, :n, :at{relaxed} ON CONFLICT (link_id, day) DO UPDATE"
+            " SET opens = short_link_clicks.opens + excluded.opens, last_at = CASE"
             " WHEN excluded.last_at > short_link_clicks.last_at THEN excluded.last_at"
             " ELSE short_link_clicks.last_at END",
-            {"l": link_id, "d": day_key(day), "at": at},
+            {"l": link_id, "d": day_key(day), "at": at, "n": opens},
         )
 
     def click_totals(self, link_ids: Collection[str]) -> dict[str, ClickTotal]:
