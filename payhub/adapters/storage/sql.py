@@ -318,9 +318,10 @@ class SqlIdempotency(_Repo):
         )
         if abandoned_before is not None:
             taken = self.db.execute(
-                "UPDATE idempotency_keys SET created_at = :now, expires_at = :exp"
+                "UPDATE idempotency_keys SET created_at = :now, renewed_at = :now,"
+                " expires_at = :exp"
                 " WHERE scope = :s AND key = :k AND fingerprint = :f AND state = 'in_flight'"
-                " AND created_at < :before",
+                " AND coalesce(renewed_at, created_at) < :before",
                 {
                     "now": now,
                     "exp": expires_at,
@@ -359,6 +360,15 @@ class SqlIdempotency(_Repo):
             "UPDATE idempotency_keys SET state = 'done', status = :st, body = :b"
             " WHERE scope = :s AND key = :k",
             {"st": response.status, "b": response.body, "s": scope, "k": key},
+        )
+
+    def renew(self, scope: str, key: str, now: datetime) -> bool:
+        return bool(
+            self.db.execute(
+                "UPDATE idempotency_keys SET renewed_at = :now"
+                " WHERE scope = :s AND key = :k AND state = 'in_flight'",
+                {"now": now, "s": scope, "k": key},
+            )
         )
 
     def release(self, scope: str, key: str) -> None:
