@@ -218,6 +218,10 @@ class JobRepository(Protocol):
 
     def complete(self, job_id: str, owner: str, now: datetime) -> bool: ...
 
+    def complete_many(self, job_ids: Sequence[str], owner: str, now: datetime) -> int:
+        """``complete`` for a whole leased batch in one statement; how many were ours."""
+        ...
+
     def retry(
         self, job_id: str, owner: str, due_at: datetime, error: str | None = None
     ) -> bool: ...

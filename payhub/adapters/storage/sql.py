@@ -9,6 +9,7 @@ adapter.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -430,6 +431,17 @@ class SqlJobs(_Repo):
                 {"now": now, "id": job_id, "owner": owner},
             )
             == 1
+        )
+
+    def complete_many(self, job_ids: Sequence[str], owner: str, now: datetime) -> int:
+        if not job_ids:
+            return 0
+        names = {f"id{i}": job_id for i, job_id in enumerate(job_ids)}
+        return self.db.execute(
+            "UPDATE jobs SET done_at = :now, leased_until = NULL"
+            f" WHERE id IN ({', '.join(':' + n for n in names)})"
+            " AND lease_owner = :owner AND done_at IS NULL",
+            {"now": now, "owner": owner, **names},
         )
 
     def retry(self, job_id: str, owner: str, due_at: datetime, error: str | None = None) -> bool:
