@@ -12,6 +12,7 @@ from payhub.adapters.storage import open_store
 from payhub.ports import Job
 
 QUEUE = "bench"
+BATCH = 200  # jobs leased, and completed, per statement
 
 
 def _worker(url: str, owner: str, start: Any, out: Any) -> None:
@@ -22,13 +23,13 @@ def _worker(url: str, owner: str, start: Any, out: Any) -> None:
         while True:
             now = datetime.now(UTC)
             with store.unit_of_work() as uow:
-                jobs = uow.jobs.lease(QUEUE, now, owner, 20, now + timedelta(minutes=5))
+                jobs = uow.jobs.lease(QUEUE, now, owner, BATCH, now + timedelta(minutes=5))
             if not jobs:
                 break
             with store.unit_of_work() as uow:
-                for job in jobs:
-                    if uow.jobs.complete(job.id, owner, now):
-                        taken.append(job.id)
+                ids = [job.id for job in jobs]
+                if uow.jobs.complete_many(ids, owner, now) == len(ids):
+                    taken.extend(ids)
     finally:
         store.close()
     out.put(taken)

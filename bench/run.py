@@ -81,7 +81,7 @@ def stores(seconds: int) -> None:
 
 
 def leasing(items: int) -> None:
-    from bench.leasing import run
+    from bench.leasing import BATCH, run
 
     rows = []
     for workers in (1, 4):
@@ -101,7 +101,8 @@ def leasing(items: int) -> None:
             ]
         )
     print_table(
-        f"Work leasing on PostgreSQL (FOR UPDATE SKIP LOCKED), {items} due items, batches of 20",
+        f"Work leasing on PostgreSQL (FOR UPDATE SKIP LOCKED), {items} due items,"
+        f" batches of {BATCH}",
         rows,
         ["workers", "items", "items/s", "seconds", "taken", "taken twice"],
     )

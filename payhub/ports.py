@@ -178,11 +178,16 @@ class IdempotencyRepository(Protocol):
         expires_at: datetime,
         abandoned_before: datetime | None = None,
     ) -> IdempotencyClaim:
-        """An unfinished claim of the same request made before ``abandoned_before`` was left
-        by a process that died mid-request: it is taken over (``new``) instead of ``in_flight``."""
+        """An unfinished claim of the same request last made or renewed before
+        ``abandoned_before`` was left by a process that died mid-request: it is taken over
+        (``new``) instead of ``in_flight``."""
         ...
 
     def finish(self, scope: str, key: str, response: StoredResponse) -> None: ...
+
+    def renew(self, scope: str, key: str, now: datetime) -> bool:
+        """The unfinished claim's holder is alive at ``now`` (false: no such claim)."""
+        ...
 
     def release(self, scope: str, key: str) -> None:
         """Forget an unfinished claim (the request failed before it changed anything)."""
@@ -224,6 +229,10 @@ class JobRepository(Protocol):
         ...
 
     def complete(self, job_id: str, owner: str, now: datetime) -> bool: ...
+
+    def complete_many(self, job_ids: Sequence[str], owner: str, now: datetime) -> int:
+        """``complete`` for a whole leased batch in one statement; how many were ours."""
+        ...
 
     def retry(
         self, job_id: str, owner: str, due_at: datetime, error: str | None = None

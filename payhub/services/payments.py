@@ -12,12 +12,15 @@ transaction and no concurrent request can over-capture or over-refund:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
+from typing import Protocol
 
 import attrs
 
-from payhub.domain.errors import NotFound, ValidationError
+from payhub.domain.errors import NotFound, PayHubError, ValidationError
 from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, gateway
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -46,10 +49,12 @@ from payhub.domain.payments import (
     settle_pending,
     status_from_gateway,
 )
-from payhub.ports import FindsLostCharges, Gateway, UnitOfWork
+from payhub.ports import FindsLostCharges, Gateway, StoredResponse, UnitOfWork
+from payhub.services import idempotency
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.gateway_access import adapter_for, open_credentials
+from payhub.services.idempotency import IdempotentCall
 from payhub.services.locations import pick_location
 from payhub.services.merchants import find_merchant
 
@@ -81,6 +86,49 @@ def gateway_key(caller: Caller, idempotency_key: str | None, fallback: str, op: 
         return f"{fallback}:{op}"
     digest = hashlib.sha256(f"{caller.provider_id}\n{idempotency_key}\n{op}".encode()).hexdigest()
     return f"phk-{digest[:40]}"
+
+
+class Responder(Protocol):
+    """Turns a charge's outcome into the answer stored under its Idempotency-Key."""
+
+    def success(self, view: TransactionView) -> StoredResponse: ...
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        """``None`` releases the key instead (a timeout: a retry must reach the gateway)."""
+        ...
+
+
+@attrs.frozen
+class Answer:
+    """A charge under an Idempotency-Key: the stored answer, and what happened now
+    (``view`` or ``error``), or neither when ``replayed`` from an earlier request."""
+
+    stored: StoredResponse | None
+    replayed: bool = False
+    view: TransactionView | None = None
+    error: PayHubError | None = None
+
+
+class StoredFailure(PayHubError):
+    """An in-process replay of a charge that failed the first time."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+
+
+class _InProcess:
+    """The answers kept for in-process charges: the transaction id, or the error."""
+
+    def success(self, view: TransactionView) -> StoredResponse:
+        return StoredResponse(201, json.dumps({"transactionId": view.transaction.id}).encode())
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        if isinstance(error, GatewayTimeout):
+            return None
+        body = {"code": error.code, "detail": error.detail}
+        return StoredResponse(error.status, json.dumps(body).encode())
 
 
 def _reserved(amount: Money | None) -> Money:
@@ -150,6 +198,44 @@ class Payments:
     # --- charge ----------------------------------------------------------------------------
 
     def charge(self, given: ChargeInput, idempotency_key: str | None = None) -> TransactionView:
+        """Charge a token. With ``idempotency_key``, at most once per key, as over HTTP: the
+        same call again returns the same transaction (or raises the same failure as a
+        ``StoredFailure``), a different call with the key is 422, a concurrent one 409."""
+        if idempotency_key is None:
+            view = self._charge_now(given, None).view
+            assert view is not None
+            return view
+        fingerprint = hashlib.sha256(
+            f"in-process charge\n{self._reference}\n{given!r}\n{given.token}".encode()
+        ).hexdigest()
+        key = idempotency.check_key(idempotency_key)
+        call = IdempotentCall(self._caller.provider_id, key, fingerprint)
+        answer = self.charge_once(given, call, _InProcess())
+        if answer.error is not None:
+            raise answer.error
+        if answer.view is not None:
+            return answer.view
+        assert answer.stored is not None
+        body = json.loads(answer.stored.body)
+        if answer.stored.status >= 400:
+            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, body["transactionId"])
+            if tx is None:
+                raise NotFound(f"no transaction '{body['transactionId']}' for this merchant")
+            return self._view(uow, tx)
+
+    def charge_once(self, given: ChargeInput, call: IdempotentCall, respond: Responder) -> Answer:
+        """A charge under an Idempotency-Key in two write transactions: the key is claimed
+        together with the pending transaction, and the outcome is recorded together with
+        the stored answer. A bad request (400, 404 …) raises and stores nothing: nothing
+        was attempted, as nothing was claimed."""
+        return self._charge_now(given, (call, respond))
+
+    def _charge_now(
+        self, given: ChargeInput, under: tuple[IdempotentCall, Responder] | None
+    ) -> Answer:
         info = self._info(given.gateway)
         amount = parse_amount(given.amount, given.currency)
         self.check_method(info, given.method_type, given.capture)
@@ -161,15 +247,17 @@ class Payments:
                 f" gateway's hosted fields ({info.hosted_fields}) and send the token",
             )
         tx_id = self._d.new_id("txn")
-        return self.charge_source(
+        key = gateway_key(self._caller, under[0].key if under else None, tx_id, "charge")
+        return self._charge(
             gateway_name=info.name,
             amount=amount,
             source=PaymentSource(given.method_type, token=token),
             capture=given.capture,
-            gateway_key=gateway_key(self._caller, idempotency_key, tx_id, "charge"),
+            gateway_key=key,
             transaction_id=tx_id,
             location_id=given.location_id,
             description=given.description,
+            under=under,
         )
 
     def charge_source(
@@ -193,16 +281,53 @@ class Payments:
         gateway again under the same key), so a retry after a crash never charges twice.
         The caller has checked the method rules (``check_method``) and the amount.
         """
+        answer = self._charge(
+            gateway_name=gateway_name,
+            amount=amount,
+            source=source,
+            capture=capture,
+            gateway_key=gateway_key,
+            transaction_id=transaction_id,
+            location_id=location_id,
+            customer_id=customer_id,
+            payment_method_id=payment_method_id,
+            description=description,
+            under=None,
+        )
+        assert answer.view is not None
+        return answer.view
+
+    def _charge(
+        self,
+        *,
+        gateway_name: str,
+        amount: Money,
+        source: PaymentSource,
+        capture: bool,
+        gateway_key: str,
+        transaction_id: str | None,
+        location_id: str | None,
+        description: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+        customer_id: str | None = None,
+        payment_method_id: str | None = None,
+    ) -> Answer:
+        """Without ``under`` a failure raises; with it, it is the answer's ``error``."""
         info = self._info(gateway_name, field="gateway")
         key = gateway_key
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], now)
+                if stored is not None:
+                    return Answer(stored, replayed=True)
             merchant = find_merchant(uow, self._caller, self._reference)
             creds = self._credentials(uow, merchant.id, info)
             adapter = self._adapter(info)
             earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
             if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
-                return self._view(uow, earlier)
+                view = self._view(uow, earlier)
+                return Answer(self._finish(uow, under, view), view=view)
             location = pick_location(uow, merchant.id, location_id)
             # A retry of a charge whose outcome is unknown goes to the gateway again under
             # the same key: the gateway answers with the original charge, not a new one.
@@ -232,15 +357,52 @@ class Payments:
             description=description,
         )
         kind = EventKind.CHARGE if capture else EventKind.AUTHORIZE
-        try:
-            found = None
-            if earlier is not None and isinstance(adapter, FindsLostCharges):
-                found = adapter.lookup(creds, request)
-            result = found or adapter.charge(creds, request)
-        except GatewayError as error:
-            self._record_charge_failure(tx, kind, error)
-            raise
-        return self._record_charge(tx, kind, result)
+        with self._holding(under):
+            try:
+                found = None
+                if earlier is not None and isinstance(adapter, FindsLostCharges):
+                    found = adapter.lookup(creds, request)
+                result = found or adapter.charge(creds, request)
+            except GatewayError as error:
+                answer = self._record_charge_failure(tx, kind, error, under)
+                if under is None:
+                    raise
+                return answer
+            except BaseException:
+                if under is not None:  # a payhub failure (500): nothing stored, retry may run
+                    with self._d.store.unit_of_work() as uow:
+                        idempotency.release(uow, under[0])
+                raise
+            return self._record_charge(tx, kind, result, under)
+
+    @contextmanager
+    def _holding(self, under: tuple[IdempotentCall, Responder] | None) -> Iterator[None]:
+        """Keep the claim's lease renewed while the gateway is called."""
+        if under is None:
+            yield
+            return
+        with idempotency.lease_keeper(self._d.store, self._d.clock).hold(under[0]):
+            yield
+
+    @staticmethod
+    def _finish(
+        uow: UnitOfWork,
+        under: tuple[IdempotentCall, Responder] | None,
+        view: TransactionView | None = None,
+        error: PayHubError | None = None,
+    ) -> StoredResponse | None:
+        """Store the answer under the key in ``uow`` (or release the key), if there is one."""
+        if under is None:
+            return None
+        call, respond = under
+        stored = respond.success(view) if view is not None else None
+        if error is not None:
+            stored = respond.failure(error)
+        if stored is None:
+            idempotency.release(uow, call)
+        else:
+            idempotency.finish(uow, call, stored)
+        return stored
 
     @staticmethod
     def check_method(info: GatewayInfo, method_type: MethodType, capture: bool) -> None:
@@ -268,8 +430,12 @@ class Payments:
             )
 
     def _record_charge(
-        self, tx: Transaction, kind: EventKind, result: GatewayResult
-    ) -> TransactionView:
+        self,
+        tx: Transaction,
+        kind: EventKind,
+        result: GatewayResult,
+        under: tuple[IdempotentCall, Responder] | None = None,
+    ) -> Answer:
         with self._d.store.unit_of_work() as uow:
             tx.gateway_reference = result.reference
             tx.status = status_from_gateway(result.status, tx.method_type)
@@ -288,10 +454,18 @@ class Payments:
             tx.updated_at = self._d.clock.now()
             uow.transactions.save(tx)
             uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
-            return self._view(uow, tx)
+            view = self._view(uow, tx)
+            return Answer(self._finish(uow, under, view), view=view)
 
-    def _record_charge_failure(self, tx: Transaction, kind: EventKind, error: GatewayError) -> None:
+    def _record_charge_failure(
+        self,
+        tx: Transaction,
+        kind: EventKind,
+        error: GatewayError,
+        under: tuple[IdempotentCall, Responder] | None = None,
+    ) -> Answer:
         timed_out = isinstance(error, GatewayTimeout)
+        error.transaction_id = tx.id
         with self._d.store.unit_of_work() as uow:
             tx.status = TxStatus.UNKNOWN if timed_out else TxStatus.FAILED
             tx.decline_code = error.decline_code
@@ -306,7 +480,7 @@ class Payments:
                 else Outcome.FAILED
             )
             uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, error=error))
-        error.transaction_id = tx.id
+            return Answer(self._finish(uow, under, error=error), error=error)
 
     # --- follow-ups ------------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ class Worker:
         handlers: Mapping[str, JobHandler],
         owner: str,
         *,
-        batch: int = 20,
+        batch: int = 50,
         lease: timedelta = timedelta(minutes=5),
         policy: RetryPolicy | None = None,
     ) -> None:
@@ -89,11 +89,18 @@ class Worker:
                     jobs = uow.jobs.lease(queue, now, self.owner, self._batch, now + self._lease)
                 if not jobs:
                     break
-                for job in jobs:
-                    self._run(queue, job, result)
+                finished = [job.id for job in jobs if self._run(queue, job, result)]
+                # One write closes the whole batch. Until it commits the jobs stay leased to
+                # this worker; should it die first, they are run again after the lease, which
+                # idempotent handlers allow.
+                if finished:
+                    with self._d.store.unit_of_work() as uow:
+                        uow.jobs.complete_many(finished, self.owner, self._d.clock.now())
+                    result.done[queue] += len(finished)
         return result
 
-    def _run(self, queue: str, job: Job, result: Pass) -> None:
+    def _run(self, queue: str, job: Job, result: Pass) -> bool:
+        """Run one job; ``True`` when it succeeded (the caller completes it with its batch)."""
         try:
             self._handlers[queue](job)
         except Exception as error:  # a handler's failure is its job's, not the worker's
@@ -110,7 +117,7 @@ class Worker:
                     error=type(error).__name__,
                 )
                 result.dead[queue] += 1
-                return
+                return False
             jitter = self._d.randomness.token_bytes(1)[0] / 255
             with self._d.store.unit_of_work() as uow:
                 uow.jobs.retry(
@@ -124,10 +131,8 @@ class Worker:
                 error=type(error).__name__,
             )
             result.retried[queue] += 1
-            return
-        with self._d.store.unit_of_work() as uow:
-            uow.jobs.complete(job.id, self.owner, self._d.clock.now())
-        result.done[queue] += 1
+            return False
+        return True
 
     def run_forever(
         self,

@@ -15,13 +15,15 @@ from litestar import Controller, Request, Response
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, HeaderParameter, QueryParameter
 
-from payhub.domain.errors import ValidationError
+from payhub.domain.errors import PayHubError, ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import MethodType, Transaction, TransactionEvent, TxStatus
+from payhub.ports import StoredResponse
 from payhub.services.payments import ChargeInput, Payments, TransactionView
 from payhub_server.deps import MERCHANT_KEY_OK, Hub, Tenant, api_get, api_post
 from payhub_server.encoding import encode
-from payhub_server.idempotency import run_idempotent
+from payhub_server.idempotency import call_for, replayed, run_idempotent, stored
+from payhub_server.problems import from_domain
 from payhub_server.routes.wire import Page
 
 
@@ -123,6 +125,22 @@ def _out(view: TransactionView, status: int = 200) -> Response[bytes]:
     return Response(body, status_code=status, media_type="application/json")
 
 
+class _Responder:
+    """The HTTP answers a charge stores under its Idempotency-Key (the service stores them
+    in the same transaction as the outcome)."""
+
+    def __init__(self, request: Request[Any, Any, Any]) -> None:
+        self._request = request
+
+    def success(self, view: TransactionView) -> StoredResponse:
+        answer = stored(_out(view, 201))
+        assert answer is not None
+        return answer
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        return stored(from_domain(self._request, error))
+
+
 def _payments(tenant: Tenant, request: Request[Any, Any, Any]) -> Payments:
     reference = request.headers.get("x-merchant-reference", "").strip()
     if not reference:
@@ -178,13 +196,17 @@ class PaymentController(Controller):
             capture=data.capture,
             description=data.description,
         )
-        return run_idempotent(
-            hub,
-            tenant.caller,
-            request,
-            data,
-            lambda: _out(payments.charge(given, idempotency_key), 201),
-        )
+        call = call_for(tenant.caller, request, data)
+        if call is None:
+            return _out(payments.charge(given), 201)
+        answer = payments.charge_once(given, call, _Responder(request))
+        if answer.replayed:
+            assert answer.stored is not None
+            return replayed(answer.stored)
+        if answer.error is not None:
+            return from_domain(request, answer.error)
+        assert answer.view is not None
+        return _out(answer.view, 201)
 
     @api_post(
         "/{gateway:str}/transactions/{transaction_id:str}/capture",

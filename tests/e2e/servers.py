@@ -68,6 +68,15 @@ def serve(
 
     ``public_url`` makes the server's own address its ``PAYHUB_PUBLIC_URL`` (the links it
     builds then point at itself); ``log`` keeps its output in ``cwd/server-<port>.log``."""
+    with serve_process(db_url, cwd, public_url=public_url, log=log) as (base, _):
+        yield base
+
+
+@contextmanager
+def serve_process(
+    db_url: str, cwd: Path, *, public_url: bool = False, log: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``serve``, also yielding the process (for tests that kill it mid-request)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = environment(cwd / "payhub.key")
@@ -100,7 +109,7 @@ def serve(
                 if time.monotonic() > deadline:
                     raise RuntimeError("payhub serve did not become healthy")
                 time.sleep(0.05)  # polling interval while the process starts
-            yield base
+            yield base, proc
         finally:
             proc.terminate()
             try:

@@ -414,7 +414,7 @@ def test_a_retried_unknown_charge_is_looked_up_before_anything_is_resent(
         hub.close()
 
 
-def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_after_ten_minutes(
+def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_once_its_lease_lapses(
     client: Client,
     shop: dict[str, str],
     hub: PayHub,
@@ -424,6 +424,7 @@ def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_after_ten_minutes(
 ) -> None:
     """The process died mid-charge: it neither stored an answer nor released the key."""
     from payhub.adapters.storage.sql import SqlIdempotency
+    from payhub.services.idempotency import LEASE
 
     headers = {**shop, "Idempotency-Key": "order-dead"}
     real_charge = gateway.inner.charge
@@ -444,7 +445,10 @@ def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_after_ten_minutes(
     other = client.post("/api/payments/charge", json=charge_body("11.00"), headers=headers)
     assert other.status_code == 422  # a different request never takes the key over
 
-    clock.advance(timedelta(minutes=11))
+    clock.advance(LEASE - timedelta(seconds=1))
+    still = client.post("/api/payments/charge", json=charge_body(), headers=headers)
+    assert still.status_code == 409  # the lease has not lapsed yet
+    clock.advance(timedelta(seconds=2))
     retry = client.post("/api/payments/charge", json=charge_body(), headers=headers)
 
     assert retry.status_code == 201, retry.text

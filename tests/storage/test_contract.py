@@ -328,6 +328,22 @@ def test_jobs_lease_in_due_order_and_complete(store: Store) -> None:
         assert uow.jobs.count("sms") == 1
 
 
+def test_jobs_complete_a_leased_batch_in_one_call(store: Store) -> None:
+    with store.unit_of_work() as uow:
+        for i in range(5):
+            uow.jobs.enqueue(job(f"b{i}"))
+    now = T0 + timedelta(minutes=1)
+    with store.unit_of_work() as uow:
+        mine = [j.id for j in uow.jobs.lease("mail", now, "w1", 3, now + timedelta(minutes=1))]
+        theirs = [j.id for j in uow.jobs.lease("mail", now, "w2", 3, now + timedelta(minutes=1))]
+    with store.unit_of_work() as uow:
+        assert uow.jobs.complete_many([], "w1", now) == 0
+        assert uow.jobs.complete_many(mine + theirs, "w1", now) == 3  # only w1's own
+        assert uow.jobs.complete_many(mine, "w1", now) == 0, "already done"
+        assert uow.jobs.count("mail", done=True) == 3
+        assert uow.jobs.lease("mail", now, "w3", 10, now + timedelta(minutes=1)) == []
+
+
 def test_jobs_retry_and_expired_lease(store: Store) -> None:
     with store.unit_of_work() as uow:
         uow.jobs.enqueue(job("j1"))

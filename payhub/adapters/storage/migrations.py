@@ -27,6 +27,11 @@ _TYPES = {
         "json": "TEXT",
     },
 }
+# Migration 14's digest of an idempotency key (SQLite's function is registered per connection).
+_TYPES["sqlite"]["key_digest"] = "payhub_sha256_hex(scope || char(10) || key)"
+_TYPES["postgres"]["key_digest"] = (
+    "encode(sha256(convert_to(scope || chr(10) || key, 'UTF8')), 'hex')"
+)
 
 
 def render(migration: Migration, dialect: str) -> list[str]:
@@ -681,6 +686,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             fingerprint TEXT NOT NULL,
             recorded_at {ts} NOT NULL
         )
+        """,
+    ),
+    Migration(
+        14,
+        "idempotency keys stored as digests of scope and key, claims held by a renewed lease",
+        # {key_digest} is SHA-256 of scope, a newline and the key, in hex, as
+        # payhub.services.idempotency.key_digest computes it.
+        """
+        ALTER TABLE idempotency_keys ADD COLUMN renewed_at {ts};
+        UPDATE idempotency_keys SET key = {key_digest}
         """,
     ),
 )

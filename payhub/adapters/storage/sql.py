@@ -9,6 +9,7 @@ adapter.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -318,9 +319,10 @@ class SqlIdempotency(_Repo):
         )
         if abandoned_before is not None:
             taken = self.db.execute(
-                "UPDATE idempotency_keys SET created_at = :now, expires_at = :exp"
+                "UPDATE idempotency_keys SET created_at = :now, renewed_at = :now,"
+                " expires_at = :exp"
                 " WHERE scope = :s AND key = :k AND fingerprint = :f AND state = 'in_flight'"
-                " AND created_at < :before",
+                " AND coalesce(renewed_at, created_at) < :before",
                 {
                     "now": now,
                     "exp": expires_at,
@@ -359,6 +361,15 @@ class SqlIdempotency(_Repo):
             "UPDATE idempotency_keys SET state = 'done', status = :st, body = :b"
             " WHERE scope = :s AND key = :k",
             {"st": response.status, "b": response.body, "s": scope, "k": key},
+        )
+
+    def renew(self, scope: str, key: str, now: datetime) -> bool:
+        return bool(
+            self.db.execute(
+                "UPDATE idempotency_keys SET renewed_at = :now"
+                " WHERE scope = :s AND key = :k AND state = 'in_flight'",
+                {"now": now, "s": scope, "k": key},
+            )
         )
 
     def release(self, scope: str, key: str) -> None:
@@ -420,6 +431,17 @@ class SqlJobs(_Repo):
                 {"now": now, "id": job_id, "owner": owner},
             )
             == 1
+        )
+
+    def complete_many(self, job_ids: Sequence[str], owner: str, now: datetime) -> int:
+        if not job_ids:
+            return 0
+        names = {f"id{i}": job_id for i, job_id in enumerate(job_ids)}
+        return self.db.execute(
+            "UPDATE jobs SET done_at = :now, leased_until = NULL"
+            f" WHERE id IN ({', '.join(':' + n for n in names)})"
+            " AND lease_owner = :owner AND done_at IS NULL",
+            {"now": now, "owner": owner, **names},
         )
 
     def retry(self, job_id: str, owner: str, due_at: datetime, error: str | None = None) -> bool:

@@ -9,6 +9,7 @@ Each thread gets its own connection.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 import time
@@ -56,6 +57,11 @@ def _param(value: Any) -> Any:
     if isinstance(value, bool):
         return int(value)
     return value
+
+
+def _sha256_hex(text: str | None) -> str | None:
+    """SQL ``payhub_sha256_hex(text)``: what PostgreSQL's ``sha256`` gives, in hex."""
+    return None if text is None else hashlib.sha256(text.encode()).hexdigest()
 
 
 class _SqliteDb:
@@ -109,6 +115,7 @@ class SqliteStore:
             _use_wal(conn)
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.create_function("payhub_sha256_hex", 1, _sha256_hex, deterministic=True)
             db = _SqliteDb(sqlite_utils.Database(conn))
             self._local.db = db
             with self._lock:
