@@ -161,12 +161,12 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
             yield url
 
 
-def test_migration_13_turns_stored_keys_into_digests(
+def test_migration_14_turns_stored_keys_into_digests(
     empty_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from payhub.adapters.storage import postgres, sqlite
 
-    before = tuple(m for m in migrations.MIGRATIONS if m.version < 13)
+    before = tuple(m for m in migrations.MIGRATIONS if m.version < 14)
     for module in (sqlite, postgres):
         monkeypatch.setattr(module, "MIGRATIONS", before)
     store = open_store(empty_url)
@@ -179,7 +179,7 @@ def test_migration_13_turns_stored_keys_into_digests(
             {"b": b"{}", "t": START},
         )
     monkeypatch.undo()
-    assert 13 in store.migrate()
+    assert 14 in store.migrate()
     with store._transaction() as db:  # type: ignore[attr-defined]
         rows = [dict(r) for r in db.query("SELECT scope, key FROM idempotency_keys")]
     store.close()
