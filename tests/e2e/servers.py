@@ -68,13 +68,21 @@ def serve(
 
     ``public_url`` makes the server's own address its ``PAYHUB_PUBLIC_URL`` (the links it
     builds then point at itself); ``log`` keeps its output in ``cwd/server-<port>.log``."""
-    with serve_process(db_url, cwd, public_url=public_url, log=log) as (base, _):
+    with serve_process(db_url, cwd, public_url=public_url, log=log, extra_env=extra_env) as (
+        base,
+        _,
+    ):
         yield base
 
 
 @contextmanager
 def serve_process(
-    db_url: str, cwd: Path, *, public_url: bool = False, log: bool = False
+    db_url: str,
+    cwd: Path,
+    *,
+    public_url: bool = False,
+    log: bool = False,
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``serve``, also yielding the process (for tests that kill it mid-request)."""
     port = free_port()
