@@ -97,7 +97,10 @@ class CompletedJsonRenderPlugin(JsonRenderPlugin):
     """``/schema/openapi.json``: the complete document, as the ``all`` view serves it."""
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        return self.render_json(request, complete(openapi_schema, audiences(request.app)))
+        made = _VIEWS_MADE.setdefault(request.app, {})
+        if "raw" not in made:
+            made["raw"] = complete(openapi_schema, audiences(request.app))
+        return self.render_json(request, made["raw"])
 
 
 def _page(view: str) -> str:

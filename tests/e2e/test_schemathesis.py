@@ -27,7 +27,8 @@ from payhub_server.openapi_doc import recorded_examples
 from tests.e2e.servers import cli, create_provider, serve
 from tests.http.api_tour import Tour, run, spares
 
-pytestmark = pytest.mark.slow
+# About 1-2 minutes; more on a busy machine, so more than the suite's 300 s default.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CHECKS = (
     "not_a_server_error,status_code_conformance,content_type_conformance,"
