@@ -32,10 +32,15 @@ _HOSTED_FIELDS = (
 )
 
 
-async def _reply(send: Send, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
-    body = encode(
-        {"type": f"/problems/{code}", "title": title, "status": status, "detail": detail, **extra}
-    )
+async def _reply(
+    scope: Scope, send: Send, status: int, code: str, title: str, detail: str, **extra: Any
+) -> None:
+    problem: dict[str, Any] = {"type": f"/problems/{code}", "title": title, "status": status}
+    problem |= {"detail": detail, "instance": scope.get("path", "")}
+    request_id = scope.get("state", {}).get("request_id")
+    if request_id:
+        problem["requestId"] = request_id
+    body = encode(problem | extra)
     await send(
         {
             "type": "http.response.start",
@@ -59,7 +64,7 @@ class CardGuard:
             return
         query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
         if contains_card_number(query):
-            await _refuse(send, ["query"])
+            await _refuse(scope, send, ["query"])
             return
         if scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
@@ -75,6 +80,7 @@ class CardGuard:
             size += len(chunk)
             if size > MAX_BODY:
                 await _reply(
+                    scope,
                     send,
                     413,
                     "payload-too-large",
@@ -88,7 +94,7 @@ class CardGuard:
         exempt = _CREDENTIAL_VALUES if _CREDENTIALS.match(scope.get("path", "")) else frozenset()
         fields = _scan(body, exempt)
         if fields:
-            await _refuse(send, fields)
+            await _refuse(scope, send, fields)
             return
         replayed = False
 
@@ -107,7 +113,8 @@ def _scan(body: bytes, exempt: frozenset[str] = frozenset()) -> list[str]:
     ``exempt`` top-level fields of a JSON object."""
     text = body.decode("utf-8", errors="replace")
     found: list[str] = []
-    with contextlib.suppress(ValueError):
+    # A body too deep for the parser is still scanned as text; the decoding hook refuses it.
+    with contextlib.suppress(ValueError, RecursionError):
         document = json.loads(text)
         found = list(forbidden_fields(document))
         if exempt and isinstance(document, dict):
@@ -117,8 +124,9 @@ def _scan(body: bytes, exempt: frozenset[str] = frozenset()) -> list[str]:
     return found
 
 
-async def _refuse(send: Send, fields: list[str]) -> None:
+async def _refuse(scope: Scope, send: Send, fields: list[str]) -> None:
     await _reply(
+        scope,
         send,
         400,
         "raw-card-data",
