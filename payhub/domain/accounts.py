@@ -130,7 +130,8 @@ def check_time_zone(name: str) -> str:
         if not cleaned or cleaned.startswith("/") or ".." in cleaned:
             raise ValueError(cleaned)
         ZoneInfo(cleaned)
-    except (ValueError, ZoneInfoNotFoundError):
+    except (ValueError, ZoneInfoNotFoundError, OSError):
+        # OSError: a tz database folder such as "Pacific" or "America" is no zone.
         raise ValidationError.for_field(
             "timeZone", f"'{name}' is not an IANA time zone name such as 'America/Chicago'"
         ) from None
