@@ -75,29 +75,20 @@ def is_json(content_type: str | None) -> bool:
     return content_type is not None and _JSON.match(content_type) is not None
 
 
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(rb"[][{}]")
+
+
 def too_deep(body: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether arrays and objects nest more than ``limit`` levels (brackets inside strings
     do not count). Cheap for ordinary bodies: only one with many brackets is scanned."""
     if body.count(b"[") + body.count(b"{") <= limit:
         return False
     depth = 0
-    in_string = escaped = False
-    for byte in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            if depth > limit:
-                return True
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
+    for bracket in _BRACKET.findall(_STRING.sub(b"", body)):
+        depth += 1 if bracket in (b"[", b"{") else -1
+        if depth > limit:
+            return True
     return False
 
 
@@ -138,6 +129,8 @@ def _type_info(target: Any) -> mi.Type:
 
 def _options(t: mi.Type) -> list[mi.Type]:
     """The alternatives ``t`` allows, with ``Annotated`` constraints unwrapped."""
+    if not isinstance(t, mi.Metadata | mi.UnionType):
+        return [t]
     while isinstance(t, mi.Metadata):
         t = t.type
     if isinstance(t, mi.UnionType):
@@ -169,8 +162,8 @@ def _clean(value: Any, t: mi.Type, path: str, errors: list[FieldError]) -> Any:
         fields, others = _members(options)
         cleaned: dict[str, Any] = {}
         for key, item in value.items():
-            name = normal_text(key)
-            fault = text_fault(name)
+            name = key if key in fields else normal_text(key)
+            fault = None if key in fields else text_fault(name)
             if fault:
                 errors.append(FieldError(_join(path, "(key)"), fault))
                 continue
@@ -180,7 +173,8 @@ def _clean(value: Any, t: mi.Type, path: str, errors: list[FieldError]) -> Any:
 
 
 def _clean_text(value: str, options: list[mi.Type], field: str, errors: list[FieldError]) -> Any:
-    value = normal_text(value)
+    if not value.isascii():
+        value = normal_text(value)
     fault = text_fault(value, multiline=True)
     if fault:
         errors.append(FieldError(field, fault))
@@ -218,11 +212,19 @@ def _item_type(options: list[mi.Type], index: int) -> mi.Type:
     return mi.AnyType()
 
 
+@lru_cache(maxsize=1024)
+def _fields_of(cls: type) -> dict[str, mi.Type]:
+    """The wire name and type of each field of a struct, dataclass or TypedDict."""
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType | mi.DataclassType | mi.TypedDictType)
+    return {f.encode_name: f.type for f in info.fields}
+
+
 def _members(options: list[mi.Type]) -> tuple[dict[str, mi.Type], mi.Type]:
     """The types of an object's named fields, and of any other key's value."""
     for o in options:
         if isinstance(o, mi.StructType | mi.DataclassType | mi.TypedDictType):
-            return {f.encode_name: f.type for f in o.fields}, mi.AnyType()
+            return _fields_of(o.cls), mi.AnyType()
         if isinstance(o, mi.DictType):
             return {}, o.value_type
     return {}, mi.AnyType()

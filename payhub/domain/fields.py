@@ -13,13 +13,20 @@ line breaks allowed there); ``clean_text`` applies it to single-line fields.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from payhub.domain.errors import FieldError, ValidationError
 
 # LRE, RLE, PDF, LRO, RLO and LRI, RLI, FSI, PDI: they reorder the text around them.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_LINE_BREAKS = frozenset("\t\n\r")
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+# U+FDD0..U+FDEF and the last two code points of each of the 17 planes.
+_NON_CHARACTERS = "\ufdd0-\ufdef" + "".join(
+    f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(17)
+)
+_OTHERS = f"{_BIDI}\ud800-\udfff{_NON_CHARACTERS}"  # with lone surrogates
+_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_OTHERS}]")
+_LINES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_OTHERS}]")  # tab, LF, CR pass
 
 
 def normal_text(value: str) -> str:
@@ -30,19 +37,17 @@ def normal_text(value: str) -> str:
 def text_fault(value: str, multiline: bool = False) -> str | None:
     """Why ``value`` cannot be taken as text, or ``None``. ``multiline`` allows tab, line
     feed and carriage return (nothing else below U+0020)."""
-    for c in value:
-        code = ord(c)
-        if code < 32 or 127 <= code < 160:
-            if multiline and c in _LINE_BREAKS:
-                continue
-            return f"must not contain control characters (U+{code:04X})"
-        if c in _BIDI_CONTROLS:
-            return f"must not contain bidi embedding, override or isolate characters (U+{code:04X})"
-        if 0xD800 <= code <= 0xDFFF:
-            return "must not contain unpaired surrogates"
-        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
-            return f"must not contain Unicode non-characters (U+{code:04X})"
-    return None
+    found = (_LINES if multiline else _ONE_LINE).search(value)
+    if found is None:
+        return None
+    code = ord(found.group())
+    if code < 0xA0:
+        return f"must not contain control characters (U+{code:04X})"
+    if 0xD800 <= code <= 0xDFFF:
+        return "must not contain unpaired surrogates"
+    if 0x2000 <= code <= 0x206F:
+        return f"must not contain bidi embedding, override or isolate characters (U+{code:04X})"
+    return f"must not contain Unicode non-characters (U+{code:04X})"
 
 
 def clean_text(value: str | None, field: str, limit: int, errors: list[FieldError]) -> str | None:
