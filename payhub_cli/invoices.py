@@ -11,8 +11,8 @@ import click
 from payhub.domain.invoices import Invoice
 from payhub.hub import PayHub
 from payhub_cli.main import cli, json_option, with_hub
-from payhub_cli.output import emit_json, when
-from payhub_cli.portal import merchant_scope, page_options, shop_options, show
+from payhub_cli.output import emit_json, money, when
+from payhub_cli.portal import customer_names, merchant_scope, page_options, shop_options, show
 
 
 @cli.group()
@@ -115,13 +115,16 @@ def invoices_list(
     as_json: bool,
 ) -> None:
     """List invoices, newest first."""
-    page = merchant_scope(hub, provider_id, reference).invoices.list(customer_id, after, limit)
+    scope = merchant_scope(hub, provider_id, reference)
+    page = scope.invoices.list(customer_id, after, limit)
+    names = customer_names(scope, (i.customer_id for i in page.items))
 
     def record(i: Invoice) -> dict[str, object]:
         return {
             "invoiceNumber": i.number,
             "status": i.status.value,
             "customerId": i.customer_id,
+            "customerName": names.get(i.customer_id or ""),
             "currency": i.currency,
             "total": str(i.total.amount),
             "amountPaid": str(i.amount_paid.amount),
@@ -136,10 +139,10 @@ def invoices_list(
         lambda i: [
             i.number,
             i.status.value,
-            i.customer_id or "-",
-            f"{i.total.amount} {i.currency}",
-            str(i.amount_paid.amount),
-            str(i.amount_due.amount),
+            names.get(i.customer_id or "", "-"),
+            money(i.total),
+            money(i.amount_paid),
+            money(i.amount_due),
             when(i.created_at),
         ],
         record,

@@ -14,19 +14,12 @@ from payhub.adapters.master_key import default_key_file
 from payhub.adapters.secrets import SecretKeyError
 from payhub.adapters.storage import open_store
 from payhub.domain.environments import Environment
-from payhub.domain.errors import PayHubError, ValidationError
+from payhub.domain.errors import PayHubError
 from payhub.hub import DEFAULT_DATABASE_URL, PayHub
+from payhub_cli.errors import Failure, PayHubGroup, remember_db
 from payhub_cli.output import emit_json, table, when
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class Failure(click.ClickException):
-    """A refused request: exit 2 for bad input, 1 for anything else."""
-
-    def __init__(self, error: PayHubError) -> None:
-        super().__init__(error.detail)
-        self.exit_code = 2 if isinstance(error, ValidationError) else 1
 
 
 def db_option(f: F) -> F:
@@ -37,6 +30,7 @@ def db_option(f: F) -> F:
         default=DEFAULT_DATABASE_URL,
         show_default=True,
         help="Database URL: sqlite:///file.db or postgresql://…",
+        callback=remember_db,
     )(f)
 
 
@@ -68,7 +62,7 @@ def with_hub(f: Callable[..., Any]) -> Callable[..., Any]:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=PayHubGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="payhub")
 def cli() -> None:
     """payhub: payment middleware. One API in front of 21 payment gateways."""

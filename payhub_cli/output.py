@@ -10,9 +10,16 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from payhub.domain.money import Money, format_money
+
 
 def when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else "-"
+
+
+def money(m: Money) -> str:
+    """An amount as the pages show it (``$1,234.50``, ``EUR 1,234.50``)."""
+    return format_money(m)
 
 
 def table(

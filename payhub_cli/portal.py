@@ -8,7 +8,7 @@ several providers have a merchant with that reference. Lists print one page (``-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -17,7 +17,7 @@ from payhub.domain.errors import NotFound, ValidationError
 from payhub.hub import MerchantScope, PayHub
 from payhub.services.paging import Page
 from payhub_cli.main import cli, json_option, merchants, with_hub
-from payhub_cli.output import emit_json, table, when
+from payhub_cli.output import emit_json, money, table, when
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +54,17 @@ def merchant_scope(hub: PayHub, provider_id: str | None, reference: str) -> Merc
             "provider", f"several providers have a merchant '{reference}': name the provider"
         )
     return found[0]
+
+
+def customer_names(scope: MerchantScope, ids: Iterable[str | None]) -> dict[str, str]:
+    """The display name of each customer id (the id itself if the customer is gone)."""
+    names: dict[str, str] = {}
+    for customer_id in {i for i in ids if i}:
+        try:
+            names[customer_id] = scope.customers.get(customer_id).name.display
+        except NotFound:
+            names[customer_id] = customer_id
+    return names
 
 
 def show(
@@ -262,7 +273,7 @@ def products_list(
             p.id,
             p.name,
             p.sku or "-",
-            str(p.unit_price),
+            money(p.unit_price),
             p.kind.value,
             _flag(p.taxable),
             p.category_id or "-",

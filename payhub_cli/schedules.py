@@ -11,8 +11,8 @@ import click
 from payhub.domain.schedules import ScheduledPayment, ScheduleRequest, ScheduleStatus
 from payhub.hub import PayHub
 from payhub_cli.main import cli, json_option, with_hub
-from payhub_cli.output import when
-from payhub_cli.portal import merchant_scope, page_options, shop_options, show
+from payhub_cli.output import money, when
+from payhub_cli.portal import customer_names, merchant_scope, page_options, shop_options, show
 
 
 @cli.group()
@@ -49,11 +49,13 @@ def schedules_list(
     consecutive failures (3 make a schedule Failed)."""
     scope = merchant_scope(hub, provider_id, reference)
     page = scope.scheduled_payments.list(after, limit, customer_id, status)
+    names = customer_names(scope, (s.customer_id for s in page.items))
 
     def record(s: ScheduledPayment) -> dict[str, object]:
         return {
             "scheduledPaymentId": s.id,
             "customerId": s.customer_id,
+            "customerName": names.get(s.customer_id),
             "amount": str(s.charge_amount().amount),
             "currency": s.currency,
             "cadence": _cadence(s),
@@ -70,8 +72,8 @@ def schedules_list(
         ["ID", "CUSTOMER", "AMOUNT", "CADENCE", "STATUS", "NEXT RUN", "FAILURES", "CHARGES"],
         lambda s: [
             s.id,
-            s.customer_id,
-            f"{s.charge_amount().amount} {s.currency}",
+            names.get(s.customer_id, s.customer_id),
+            money(s.charge_amount()),
             _cadence(s),
             s.status.value,
             when(s.next_run_at),
@@ -101,6 +103,7 @@ def schedules_requests(
     scope = merchant_scope(hub, provider_id, reference)
     requests = scope.schedule_requests
     page = requests.list(after, limit)
+    names = customer_names(scope, (r.customer_id for r in page.items))
 
     def link(r: ScheduleRequest) -> str | None:
         return requests.url(r) if r.status.value == "Pending" else None
@@ -109,6 +112,7 @@ def schedules_requests(
         return {
             "scheduleRequestId": r.id,
             "customerId": r.customer_id,
+            "customerName": names.get(r.customer_id),
             "amount": str(r.charge_amount().amount),
             "currency": r.currency,
             "cadence": _cadence(r),
@@ -135,8 +139,8 @@ def schedules_requests(
         ],
         lambda r: [
             r.id,
-            r.customer_id,
-            f"{r.charge_amount().amount} {r.currency}",
+            names.get(r.customer_id, r.customer_id),
+            money(r.charge_amount()),
             _cadence(r),
             when(r.first_run_at),
             r.invoice_number or "-",

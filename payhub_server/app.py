@@ -13,6 +13,7 @@ from litestar.params import FromPath
 from payhub.domain.errors import NotFound, PayHubError
 from payhub.hub import PayHub
 from payhub_server.cardguard import CardGuard
+from payhub_server.decoding import PayHubRequest, check_query_numbers
 from payhub_server.deps import DEPENDENCIES, PUBLIC
 from payhub_server.encoding import JsonResponse
 from payhub_server.openapi_doc import DecimalAsNumber
@@ -135,6 +136,8 @@ def create_app(hub: PayHub) -> Litestar:
             Exception: from_framework,
         },
         response_class=JsonResponse,
+        request_class=PayHubRequest,
+        before_request=check_query_numbers,
         openapi_config=openapi,
         plugins=[DecimalAsNumber()],
         on_shutdown=[hub.close],

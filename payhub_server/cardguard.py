@@ -1,9 +1,11 @@
 """Refuse raw card and bank numbers before anything else sees the request.
 
-An ASGI wrapper reads the body of every POST, PUT and PATCH (up to the size limit) and the
-query string, and answers 400 if they hold a Luhn-valid card number or a raw card or bank
-field. It runs before routing, storage and logging, so such a number never reaches a log
-line or the database; the request log records only the method, path and status.
+An ASGI wrapper reads the body of every POST, PUT and PATCH (up to the size limit), the
+query string and the client's headers (``Idempotency-Key``, ``X-Request-Id``, any other but
+the tracing and caching ids of ``UNSCANNED_HEADERS``), and answers 400 if they hold a
+Luhn-valid card number or a raw card or bank field. It runs before routing, storage and
+logging, so such a number never reaches a log line or the database; the request log
+records only the method, path and status, and never adopts a card number as request id.
 """
 
 from __future__ import annotations
@@ -26,16 +28,46 @@ MAX_BODY = 1024 * 1024
 # that one route; field names that can only mean card or bank data are still refused there.
 _CREDENTIALS = re.compile(r"^/api/merchant-accounts/[^/]+/credentials/[^/]+/?$")
 _CREDENTIAL_VALUES = frozenset({"apiSecret", "additionalFields"})
+# Headers made by tracing, caching and browsers, never read, stored or logged by payhub:
+# their hex and decimal ids (a 64-bit span id is up to 20 digits) would pass the Luhn check
+# by chance on about one request in two hundred. Every other header is scanned.
+UNSCANNED_HEADERS = frozenset(
+    {
+        "traceparent",
+        "tracestate",
+        "x-cloud-trace-context",
+        "x-amzn-trace-id",
+        "x-b3-traceid",
+        "x-b3-spanid",
+        "x-b3-parentspanid",
+        "b3",
+        "sentry-trace",
+        "if-none-match",
+        "if-match",
+        "cookie",
+    }
+)
+_HEADER_NAMES = {
+    "idempotency-key": "Idempotency-Key",
+    "x-request-id": "X-Request-Id",
+    "x-merchant-reference": "X-Merchant-Reference",
+    "x-api-key": "X-Api-Key",
+}
 _HOSTED_FIELDS = (
     "collect card and bank details with the gateway's hosted fields (GET /api/gateways lists"
     " them; the simulator's are at /simulator/hosted-fields.js) and send payhub the token"
 )
 
 
-async def _reply(send: Send, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
-    body = encode(
-        {"type": f"/problems/{code}", "title": title, "status": status, "detail": detail, **extra}
-    )
+async def _reply(
+    scope: Scope, send: Send, status: int, code: str, title: str, detail: str, **extra: Any
+) -> None:
+    problem: dict[str, Any] = {"type": f"/problems/{code}", "title": title, "status": status}
+    problem |= {"detail": detail, "instance": scope.get("path", "")}
+    request_id = scope.get("state", {}).get("request_id")
+    if request_id:
+        problem["requestId"] = request_id
+    body = encode(problem | extra)
     await send(
         {
             "type": "http.response.start",
@@ -59,7 +91,11 @@ class CardGuard:
             return
         query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
         if contains_card_number(query):
-            await _refuse(send, ["query"])
+            await _refuse(scope, send, ["query"])
+            return
+        headers = card_headers(scope)
+        if headers:
+            await _refuse(scope, send, headers)
             return
         if scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
@@ -75,6 +111,7 @@ class CardGuard:
             size += len(chunk)
             if size > MAX_BODY:
                 await _reply(
+                    scope,
                     send,
                     413,
                     "payload-too-large",
@@ -88,7 +125,7 @@ class CardGuard:
         exempt = _CREDENTIAL_VALUES if _CREDENTIALS.match(scope.get("path", "")) else frozenset()
         fields = _scan(body, exempt)
         if fields:
-            await _refuse(send, fields)
+            await _refuse(scope, send, fields)
             return
         replayed = False
 
@@ -102,12 +139,26 @@ class CardGuard:
         await self.app(scope, replay, send)
 
 
+def card_headers(scope: Scope) -> list[str]:
+    """The client's headers that carry a card number (``Idempotency-Key``, ``X-Request-Id``,
+    any other), except the tracing and caching ids of ``UNSCANNED_HEADERS``."""
+    found = []
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        if name in UNSCANNED_HEADERS:
+            continue
+        if contains_card_number(unquote_plus(raw_value.decode("latin-1"))):
+            found.append(_HEADER_NAMES.get(name, name))
+    return found
+
+
 def _scan(body: bytes, exempt: frozenset[str] = frozenset()) -> list[str]:
     """Forbidden field names anywhere, then any card-number-like digit run outside the
     ``exempt`` top-level fields of a JSON object."""
     text = body.decode("utf-8", errors="replace")
     found: list[str] = []
-    with contextlib.suppress(ValueError):
+    # A body too deep for the parser is still scanned as text; the decoding hook refuses it.
+    with contextlib.suppress(ValueError, RecursionError):
         document = json.loads(text)
         found = list(forbidden_fields(document))
         if exempt and isinstance(document, dict):
@@ -117,8 +168,9 @@ def _scan(body: bytes, exempt: frozenset[str] = frozenset()) -> list[str]:
     return found
 
 
-async def _refuse(send: Send, fields: list[str]) -> None:
+async def _refuse(scope: Scope, send: Send, fields: list[str]) -> None:
     await _reply(
+        scope,
         send,
         400,
         "raw-card-data",

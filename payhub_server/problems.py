@@ -21,6 +21,7 @@ from litestar.exceptions import (
 
 from payhub.domain.errors import PayHubError, RateLimited, Unauthenticated, ValidationError
 from payhub.domain.payments import GatewayError
+from payhub_server.decoding import BodyRefused
 from payhub_server.encoding import encode
 
 PROBLEM_JSON = "application/problem+json"
@@ -50,6 +51,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "raw-card-data": "The request carried a card number, security code or bank number. Use the"
     " gateway's hosted fields and send the token.",
     "payload-too-large": "The request body is over the size limit.",
+    "unsupported-media-type": "The operation takes a JSON body: send Content-Type"
+    " application/json.",
     "internal-error": "payhub failed. Quote the requestId when reporting it.",
 }
 
@@ -129,6 +132,13 @@ def _message_of(item: dict[str, Any]) -> str:
     return message
 
 
+_HTTP_CODES = {
+    400: ("validation-error", "Your request is not valid"),
+    413: ("payload-too-large", "Request body too large"),
+    415: ("unsupported-media-type", "Send JSON"),
+}
+
+
 def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     path = request.url.path
     if (
@@ -144,6 +154,10 @@ def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[
             hub.authenticate(request.headers.get("x-api-key"))
         except Unauthenticated as e:
             return from_domain(request, e)
+    if isinstance(exc, BodyRefused):
+        errors = [{"field": f.field, "message": f.message} for f in exc.fields]
+        extra: dict[str, Any] = {"errors": errors} if errors else {}
+        return problem(exc.status_code, exc.code, exc.title, str(exc.detail), request, **extra)
     if isinstance(exc, ValidationException):
         items = exc.extra if isinstance(exc.extra, list) else []
         fields = [
@@ -170,8 +184,7 @@ def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[
         detail = str(exc.detail)
         if detail.startswith("JSON is malformed"):
             detail = "the request body is not valid JSON (" + detail.split(":", 1)[-1].strip() + ")"
-        code = "validation-error" if exc.status_code == 400 else "http-error"
-        title = "Your request is not valid" if exc.status_code == 400 else "Request refused"
+        code, title = _HTTP_CODES.get(exc.status_code, ("http-error", "Request refused"))
         return problem(exc.status_code, code, title, detail, request)
     log.exception("unhandled error", path=request.url.path, method=request.method)
     return problem(

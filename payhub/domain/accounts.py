@@ -10,6 +10,7 @@ import attrs
 
 from payhub.domain.environments import Environment
 from payhub.domain.errors import FieldError, ValidationError
+from payhub.domain.fields import normal_text, text_fault
 from payhub.domain.keys import KeyKind
 
 EXTERNAL_REFERENCE_MAX = 100
@@ -90,13 +91,15 @@ def clean_external_reference(value: str, field: str = "externalReference") -> st
 
 
 def clean_name(value: str, field: str, limit: int) -> str:
-    value = value.strip()
+    """A display name: trimmed, NFC, one line under the text rule (``fields.text_fault``)."""
+    value = normal_text(value.strip())
     if not value:
         raise ValidationError.for_field(field, "must not be blank")
     if len(value) > limit:
         raise ValidationError.for_field(field, f"must be at most {limit} characters")
-    if any(ord(c) < 32 for c in value):
-        raise ValidationError.for_field(field, "must not contain control characters")
+    fault = text_fault(value)
+    if fault:
+        raise ValidationError.for_field(field, fault)
     return value
 
 
@@ -127,7 +130,8 @@ def check_time_zone(name: str) -> str:
         if not cleaned or cleaned.startswith("/") or ".." in cleaned:
             raise ValueError(cleaned)
         ZoneInfo(cleaned)
-    except (ValueError, ZoneInfoNotFoundError):
+    except (ValueError, ZoneInfoNotFoundError, OSError):
+        # OSError: a tz database folder such as "Pacific" or "America" is no zone.
         raise ValidationError.for_field(
             "timeZone", f"'{name}' is not an IANA time zone name such as 'America/Chicago'"
         ) from None

@@ -47,7 +47,13 @@ from payhub.domain.addresses import Address
 from payhub.domain.errors import Conflict, FieldError, ValidationError
 from payhub.domain.fields import clean_text, raise_if_any
 from payhub.domain.gateways import GatewayInfo, no_hosted_checkout
-from payhub.domain.money import Money, check_precision, minor_unit_exponent, round_half_up
+from payhub.domain.money import (
+    Money,
+    amount_ceiling,
+    check_precision,
+    minor_unit_exponent,
+    round_half_up,
+)
 from payhub.domain.payments import MethodType
 from payhub.domain.taxes import canonical_percent, clean_percent
 
@@ -423,6 +429,14 @@ def check_terms(
 def check_total(total: Money, errors: list[FieldError]) -> None:
     if total.amount <= 0:
         errors.append(FieldError("lineItems", "the invoice total must be more than zero"))
+    elif total.amount > amount_ceiling(total.currency):
+        errors.append(
+            FieldError(
+                "lineItems",
+                f"the invoice total must be at most {amount_ceiling(total.currency)}"
+                f" {total.currency}",
+            )
+        )
 
 
 def copy_percent(percent: Decimal) -> Decimal:

@@ -52,6 +52,7 @@ REVOKE_REASON_MAX = 200
 SEARCH_MAX = 200
 EXPIRES_IN_DAYS_MAX = 3650
 PAGE_SIZE_MAX = 200
+PAGE_MAX = 1_000_000  # far past any real listing; keeps the row offset small
 PAGE_SIZE_DEFAULT = 50
 CLICK_DAYS_MAX = 365
 CLICK_DAYS_DEFAULT = 30
@@ -562,8 +563,8 @@ def clean_search(search: str | None) -> str | None:
 
 def check_page(page: int, page_size: int) -> None:
     errors: list[FieldError] = []
-    if page < 1:
-        errors.append(FieldError("page", "must be 1 or more"))
+    if not 1 <= page <= PAGE_MAX:
+        errors.append(FieldError("page", f"must be between 1 and {PAGE_MAX}"))
     if not 1 <= page_size <= PAGE_SIZE_MAX:
         errors.append(FieldError("pageSize", f"must be between 1 and {PAGE_SIZE_MAX}"))
     if errors:

@@ -5,10 +5,14 @@ a share of a total), it is rounded **half-up** (0.005 -> 0.01) to the currency's
 minor unit, once, at the place the computation happens. Amounts a caller sends
 are never rounded: one with more decimals than the currency has is refused.
 Floats never enter: JSON numbers are decoded straight into ``Decimal``.
+
+Amounts written as text have one format (``parse_decimal``), every decimal from outside has
+bounded digits (``decimal_fault``), and every amount a caller gives is below ``AMOUNT_LIMIT``.
 """
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 import attrs
@@ -182,6 +186,64 @@ _TWO_DECIMALS = [
 CURRENCY_EXPONENTS: dict[str, int] = dict.fromkeys(_TWO_DECIMALS, 2) | _EXPONENTS
 
 
+# The one text format of a decimal: ASCII digits, an optional leading minus, an optional
+# fraction; no plus sign, no spaces, no ``_`` separators, no exponent, no leading zeros.
+_DECIMAL_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?", re.ASCII)
+# Digits any decimal from outside may have before, and after, the point: far past any real
+# amount, quantity or percentage, and small enough that no arithmetic on it overflows.
+DECIMAL_DIGITS_MAX = 18
+# Every amount a caller gives (a charge, a capture or refund, a price, an invoice's total)
+# is below this, in the currency's major unit: exact in the database's NUMERIC(20,4).
+AMOUNT_LIMIT = Decimal(10) ** 12
+
+
+def decimal_fault(value: Decimal) -> str | None:
+    """Why ``value`` cannot be taken from a caller, or ``None``: it must be finite, not a
+    negative zero, with at most ``DECIMAL_DIGITS_MAX`` digits before and after the point."""
+    if not value.is_finite():
+        return "must be a finite number (not NaN or Infinity)"
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite
+    if sign and not value:
+        return "must not be a negative zero"
+    if exponent < -DECIMAL_DIGITS_MAX:
+        return f"has more than {DECIMAL_DIGITS_MAX} digits after the decimal point"
+    if value and len(digits) + exponent > DECIMAL_DIGITS_MAX:
+        return f"has more than {DECIMAL_DIGITS_MAX} digits before the decimal point"
+    return None
+
+
+def parse_decimal(text: str, field: str = "amount") -> Decimal:
+    """The one way payhub reads a decimal written as text: ``1234.50``, ``-3``, ``0.5``.
+
+    Refused (400): ``1_000``, ``+5``, `` 5``, ``1e3``, ``.5``, ``05``, non-ASCII
+    digits, ``NaN``, ``-0.00``, and more digits than ``DECIMAL_DIGITS_MAX``."""
+    if not _DECIMAL_TEXT.fullmatch(text):
+        raise ValidationError.for_field(
+            field,
+            "must be a decimal number written like 1234.50: ASCII digits, an optional"
+            " leading minus and decimal point, no spaces, signs, separators or exponent",
+        )
+    value = Decimal(text)
+    fault = decimal_fault(value)
+    if fault:
+        raise ValidationError.for_field(field, fault)
+    return value
+
+
+def amount_ceiling(currency: str) -> Decimal:
+    """The largest amount payhub takes in ``currency``: ``AMOUNT_LIMIT`` less one minor unit."""
+    return AMOUNT_LIMIT - _quantum(currency)
+
+
+def check_ceiling(amount: Decimal, currency: str, field: str = "amount") -> None:
+    """Refuse an amount past ``amount_ceiling`` (either sign)."""
+    if abs(amount) > amount_ceiling(currency):
+        raise ValidationError.for_field(
+            field, f"must be at most {amount_ceiling(currency)} {currency}"
+        )
+
+
 def minor_unit_exponent(currency: str) -> int:
     """Digits after the decimal point for ``currency`` (USD 2, JPY 0, KWD 3)."""
     try:
@@ -224,14 +286,17 @@ class Money:
 
     @classmethod
     def of(cls, amount: Decimal | int | str, currency: str, field: str = "amount") -> Money:
-        """Build from caller input: refuses non-numbers and excess precision, never rounds."""
+        """Build from caller input: refuses non-numbers, excess precision and amounts past
+        ``amount_ceiling``; never rounds."""
         currency = currency.strip().upper() if isinstance(currency, str) else currency
         minor_unit_exponent(currency)
         try:
             value = amount if isinstance(amount, Decimal) else Decimal(amount)
         except (InvalidOperation, TypeError, ValueError):
             raise ValidationError.for_field(field, "is not a decimal number") from None
-        return cls(check_precision(value, currency, field), currency)
+        exact = check_precision(value, currency, field)
+        check_ceiling(exact, currency, field)
+        return cls(exact, currency)
 
     @classmethod
     def zero(cls, currency: str) -> Money:
@@ -285,3 +350,16 @@ class Money:
 
     def __str__(self) -> str:
         return f"{self.amount} {self.currency}"
+
+
+_SYMBOLS = {"USD": "$"}
+
+
+def format_money(m: Money) -> str:
+    """How people read an amount, on the pages, receipts and CLI listings alike:
+    ``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies, ``-$5.00`` below zero."""
+    exp = minor_unit_exponent(m.currency)
+    sign = "-" if m.amount < 0 else ""
+    digits = f"{abs(m.amount):,.{exp}f}"
+    symbol = _SYMBOLS.get(m.currency)
+    return f"{sign}{symbol}{digits}" if symbol else f"{sign}{m.currency} {digits}"

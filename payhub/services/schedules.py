@@ -27,7 +27,7 @@ from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
 from payhub.domain.fields import clean_text, raise_if_any
 from payhub.domain.gateways import gateway
 from payhub.domain.invoices import LineInput, clean_lines, clean_tax_percent
-from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.money import Money, amount_ceiling, minor_unit_exponent
 from payhub.domain.payments import (
     GatewayError,
     GatewayTimeout,
@@ -181,6 +181,10 @@ def check_charge(given: Charge, errors: list[FieldError]) -> CheckedCharge:
         total = sum((x.amount.amount + x.tax.amount for x in priced), Decimal(0))
         if priced and total <= 0:
             errors.append(FieldError("lineItems", "must add up to more than zero"))
+        elif priced and total > amount_ceiling(currency):
+            errors.append(
+                FieldError("lineItems", f"must add up to at most {amount_ceiling(currency)}")
+            )
     return CheckedCharge(currency, amount, lines, given.tax_rate_id, percent)
 
 

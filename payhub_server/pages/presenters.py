@@ -18,7 +18,7 @@ from payhub.domain.invoices import (
     PaymentOptions,
     PaymentSourceKind,
 )
-from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.money import Money, format_money, minor_unit_exponent
 from payhub.domain.payments import MethodType
 from payhub.services.invoices import PayPageView
 from payhub_server.pages.drivers import Fields, VendorHosts, fields_for
@@ -32,18 +32,14 @@ from payhub_server.pages.model import (
     masked_phone,
 )
 
-_SYMBOLS = {"USD": "$"}
 _STATUS_WORDS = {"Captured": "Paid", "Submitted": "Submitted (bank transfer)",
                  "Authorized": "Reserved", "Settled": "Paid", "External": "Paid"}  # fmt: skip
 
 
 def money(m: Money) -> str:
-    """``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies."""
-    exp = minor_unit_exponent(m.currency)
-    sign = "-" if m.amount < 0 else ""
-    digits = f"{abs(m.amount):,.{exp}f}"
-    symbol = _SYMBOLS.get(m.currency)
-    return f"{sign}{symbol}{digits}" if symbol else f"{sign}{m.currency} {digits}"
+    """``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies: the one money format
+    (``payhub.domain.money.format_money``), shared with the CLI's listings."""
+    return format_money(m)
 
 
 def plain(m: Money) -> str:

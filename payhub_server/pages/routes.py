@@ -35,6 +35,7 @@ from payhub.domain.payments import (
 )
 from payhub.hub import PayHub
 from payhub.services.gateway_public import public_fields
+from payhub_server.decoding import BodyRefused, decode_body
 from payhub_server.deps import PUBLIC, Hub
 from payhub_server.encoding import encode
 from payhub_server.pages import attempts
@@ -100,7 +101,9 @@ def _decode(request_body: bytes, content_type: str | None, kind: type[T]) -> T:
     if content_type is None or not _JSON.match(content_type):
         raise _UnsupportedMedia()
     try:
-        return msgspec.json.decode(request_body, type=kind)
+        return msgspec.convert(decode_body(request_body, content_type, kind), kind)
+    except BodyRefused as e:  # the one decoding hook's refusal (payhub_server/decoding.py)
+        raise ValidationError(str(e.detail), e.fields) from None
     except msgspec.ValidationError as e:
         raise ValidationError.for_field(_field_of(str(e)), str(e).split(" - at ")[0]) from None
     except msgspec.DecodeError:
@@ -159,6 +162,9 @@ def _problem(request: Request[Any, Any, Any], error: PayHubError, **extra: Any) 
         "instance": request.url.path,
         "payerMessage": _payer_message(error),
     }
+    request_id = request.scope.get("state", {}).get("request_id")
+    if request_id:
+        body["requestId"] = request_id
     if isinstance(error, ValidationError) and error.fields:
         body["errors"] = [{"field": f.field, "message": f.message} for f in error.fields]
     if isinstance(error, GatewayError) and error.decline_code:

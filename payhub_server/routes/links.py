@@ -17,6 +17,7 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from payhub.domain.links import (
     CLICK_DAYS_DEFAULT,
     CLICK_DAYS_MAX,
+    PAGE_MAX,
     PAGE_SIZE_DEFAULT,
     PAGE_SIZE_MAX,
 )
@@ -168,7 +169,9 @@ class ShortLinkController(Controller):
                 description="A code, a client reference, or part of the address or label"
             ),
         ] = None,
-        page: Annotated[int, QueryParameter(ge=1, description="From 1")] = 1,
+        page: Annotated[
+            int, QueryParameter(ge=1, le=PAGE_MAX, description="From 1 to 1000000")
+        ] = 1,
         # Named as on the wire: Litestar reports a bad value under the Python name.
         pageSize: Annotated[
             int, QueryParameter(ge=1, le=PAGE_SIZE_MAX, description="1 to 200")

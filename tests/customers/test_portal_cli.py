@@ -134,7 +134,7 @@ def test_listings_print_tables_and_json(run: Run, shop: Shop, customer: dict[str
     customers = run("customers", "list", "--merchant", "acme").stdout
     assert "Ada Lovelace" in customers
     assert customer["customerId"] in customers
-    assert "2.50 USD" in run("products", "list", "--merchant", "acme").stdout
+    assert "$2.50" in run("products", "list", "--merchant", "acme").stdout
     assert "#00FF00" in run("categories", "list", "--merchant", "acme").stdout
     rates = run("tax-rates", "list", "--merchant", "acme").stdout
     assert "8.25%" in rates

@@ -88,7 +88,8 @@ def test_list_prints_a_table(run: Run, shop: Invoicing, customer: dict[str, Any]
     assert "NUMBER" in text
     assert first in text
     assert second in text
-    assert "25.00 USD" in text
+    assert "$25.00" in text  # money as the pages show it
+    assert "Ada Lovelace" in text  # the customer by name
     only = json.loads(
         run("list", "--merchant", "acme", "--customer", customer["customerId"], "--json").stdout
     )

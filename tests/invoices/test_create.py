@@ -144,6 +144,12 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"shipToAddress": {"state": "x" * 101}}, "shipToAddress.state"),
     ({"shipToAddress": {"country": "x" * 101}}, "shipToAddress.country"),
     ({"billToAddress": {"postalCode": "x" * 21}}, "billToAddress.postalCode"),
+    # past the amount ceiling (docs/money.md): the total, whatever the lines
+    (_line(quantity=1000000, unitPrice=1000000000), "lineItems"),
+    ({"lineItems": [{"description": "x", "quantity": 1000, "unitPrice": 1000000000}] * 2},
+     "lineItems"),
+    ({"billToAddress": {"city": "Paris\u202egpj.exe"}}, "billToAddress.city"),
+    (_line(description="bell\u0007"), "lineItems[0].description"),
 ]  # fmt: skip
 
 

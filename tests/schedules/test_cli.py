@@ -68,10 +68,11 @@ def test_list_shows_amount_cadence_state_next_run_and_failures(
     assert set(by_id) == {monthly["scheduledPaymentId"], declined["scheduledPaymentId"]}
     assert rows[0].split()[0] == declined["scheduledPaymentId"]  # newest first
     paused = by_id[monthly["scheduledPaymentId"]]
-    assert paused[1:6] == [cid, "25.00", "USD", "Monthly", "Paused"]
+    # the customer by name and money as the pages show it (docs/money.md)
+    assert paused[1:6] == ["Ada", "Lovelace", "$25.00", "Monthly", "Paused"]
     failing = by_id[declined["scheduledPaymentId"]]
     retry_at = (clock.now() + timedelta(hours=4)).strftime("%Y-%m-%d %H:%M")
-    assert failing[1:6] == [cid, "12.50", "USD", "OneTime", "Active"]
+    assert failing[1:6] == ["Ada", "Lovelace", "$12.50", "OneTime", "Active"]
     assert " ".join(failing[6:9]) == f"{retry_at} UTC"
     assert failing[9:] == ["1", "0"]  # one failure, no successful charge
 
@@ -105,7 +106,8 @@ def test_requests_show_state_the_link_while_pending_and_the_schedule_once_approv
     by_id = {row.split()[0]: row for row in rows}
     assert pending["approvalUrl"] in by_id[pending["scheduleRequestId"]]
     assert "Pending" in by_id[pending["scheduleRequestId"]]
-    assert "40.00 USD" in by_id[pending["scheduleRequestId"]]
+    assert "$40.00" in by_id[pending["scheduleRequestId"]]
+    assert "Ada Lovelace" in by_id[pending["scheduleRequestId"]]
     cancelled = by_id[withdrawn["scheduleRequestId"]]
     assert "Cancelled" in cancelled
     assert withdrawn["approvalUrl"] not in cancelled  # a dead link is not offered to resend

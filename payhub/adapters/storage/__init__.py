@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from payhub.domain.errors import ValidationError
 from payhub.ports import Store
 
 
@@ -11,6 +12,12 @@ def open_store(url: str) -> Store:
         from payhub.adapters.storage.postgres import PostgresStore
 
         return PostgresStore(url)
+    if "://" in url and not url.startswith("sqlite:"):
+        raise ValidationError.for_field(
+            "database URL",
+            f"payhub stores data in SQLite (sqlite:///file.db) or PostgreSQL"
+            f" (postgresql://…), not {url.split('://', 1)[0]}://",
+        )
     from payhub.adapters.storage.sqlite import SqliteStore
 
     return SqliteStore.from_url(url)
