@@ -138,8 +138,9 @@ def wrk(
         [*cmd, url], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
     ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    p50 = _ms(re.search(r"50%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
-    p99 = _ms(re.search(r"99%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    # Anchored: the thread stats' "+/- Stdev" column may also end in "50%" or "99%".
+    p50 = _ms(re.search(r"^\s*50%\s+(\S+)", out, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    p99 = _ms(re.search(r"^\s*99%\s+(\S+)", out, re.MULTILINE).group(1))  # type: ignore[union-attr]
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     done = re.search(r"(\d+) requests in", out)
     extra = {m[1]: float(m[2]) for m in re.finditer(r"^([a-z_]+): (\d+)$", out, re.MULTILINE)}
