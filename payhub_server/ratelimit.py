@@ -174,10 +174,17 @@ class Limiter:
         return decisions
 
 
+_POLICIES: dict[tuple[Budget, ...], bytes] = {}
+
+
 def headers(decisions: list[Decision]) -> list[tuple[bytes, bytes]]:
     """``RateLimit-Policy`` and ``RateLimit`` (IETF draft) for the budgets that applied."""
+    applied = tuple(d.budget for d in decisions)
+    policy = _POLICIES.get(applied)
+    if policy is None:  # a handful of combinations: built once each
+        policy = _POLICIES[applied] = ", ".join(d.policy_item() for d in decisions).encode()
     return [
-        (b"ratelimit-policy", ", ".join(d.policy_item() for d in decisions).encode()),
+        (b"ratelimit-policy", policy),
         (b"ratelimit", ", ".join(d.item() for d in decisions).encode()),
     ]
 
@@ -237,15 +244,14 @@ def before_lookup(request: Request[Any, Any, Any], limiter: Limiter) -> None:
 
 def admit(request: Request[Any, Any, Any], limiter: Limiter, caller: Caller) -> None:
     """Count an authenticated request against its key's and its merchant's budgets."""
-    named = (
-        None
-        if caller.merchant_id is not None
-        else merchant_reference(
-            request.url.path,
-            request.headers.get("x-merchant-reference"),
-            request.query_params.get("merchantReference"),
+    named = None
+    if caller.merchant_id is None:
+        # The raw path and lazily the query: building Litestar's URL object costs more.
+        named = merchant_reference(
+            request.scope["path"], request.headers.get("x-merchant-reference"), None
         )
-    )
+        if named is None and request.scope.get("query_string"):
+            named = merchant_reference("", None, request.query_params.get("merchantReference"))
     decisions = limiter.admit(caller, named)
     _attach(request, decisions)
     last = decisions[-1]
