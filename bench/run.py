@@ -27,6 +27,9 @@ def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -
         create = wrk(
             f"{url}/api/merchant-accounts", str(LUA / "create_merchant.lua"), seconds, env=env
         )
+    with payhub_server(db_url, rate_limits=False) as (url, key):
+        env = {"PAYHUB_BENCH_KEY": key}
+        unlimited = wrk(f"{url}/api/gateways", str(LUA / "get_with_key.lua"), seconds, env=env)
     rows = [
         ["bare Litestar GET /hello", base["rps"], base["p50"], base["p99"], 1.0, base["errors"]],
         [
@@ -36,6 +39,14 @@ def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -
             gateways["p99"],
             gateways["rps"] / base["rps"],
             gateways["errors"],
+        ],
+        [
+            f"GET /api/gateways ({label}), rate limits off",
+            unlimited["rps"],
+            unlimited["p50"],
+            unlimited["p99"],
+            unlimited["rps"] / base["rps"],
+            unlimited["errors"],
         ],
         [
             f"POST /api/merchant-accounts ({label})",

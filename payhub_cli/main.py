@@ -144,6 +144,8 @@ def serve(db_url: str, host: str, port: int, workers: int, log_format: str) -> N
     os.environ["PAYHUB_DATABASE_URL"] = db_url
     os.environ.setdefault("PAYHUB_KEY_FILE", str(default_key_file(db_url)))
     os.environ["PAYHUB_LOG_FORMAT"] = log_format
+    # Each worker enforces its share of every request budget (docs/errors.md).
+    os.environ.setdefault("PAYHUB_RATE_LIMIT_PROCESSES", str(workers))
     click.echo(f"payhub listening on http://{host}:{port}  (database: {db_url})")
     sys.stdout.flush()
     Granian(

@@ -16,10 +16,13 @@ from litestar import Litestar
 from payhub.hub import PayHub
 from payhub.logging import configure_logging
 from payhub_server.app import create_app
+from payhub_server.ratelimit import Limiter
 from payhub_server.requestlog import write_in_background
 
 
 def app_from_env() -> Litestar:
     configure_logging(os.environ.get("PAYHUB_LOG_FORMAT", "json"))
     write_in_background()
-    return create_app(PayHub.open())
+    app = create_app(PayHub.open())
+    app.state.limiter = Limiter.from_env()  # request budgets (docs/errors.md)
+    return app

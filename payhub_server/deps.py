@@ -10,7 +10,9 @@ from litestar import Request, delete, get, patch, post, put
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 
+from payhub.domain.errors import Unauthenticated
 from payhub.hub import PayHub, ProviderScope
+from payhub_server import ratelimit
 
 # Audiences, recorded on each route for the three reference views.
 PUBLIC = {"audience": "public"}
@@ -38,12 +40,22 @@ async def provide_tenant(request: Request[Any, Any, Any]) -> ProviderScope:
 
     A key verified recently is answered from the in-process cache on the event loop; only a
     miss (a new key, or one read more than ``KEY_TTL_S`` ago) reads the database, in a
-    worker thread."""
+    worker thread. The request budgets (payhub_server/ratelimit.py) are counted here."""
     hub: PayHub = request.app.state.hub  # not the ``hub`` dependency: one resolution less
+    limiter = ratelimit.limiter_of(request)
     presented = request.headers.get("x-api-key")
-    caller = hub.authenticate_cached(presented)
-    if caller is None:
-        caller = await anyio.to_thread.run_sync(hub.authenticate, presented)
+    try:
+        caller = hub.authenticate_cached(presented)
+        if caller is None:
+            if limiter is not None:
+                ratelimit.before_lookup(request, limiter)
+            caller = await anyio.to_thread.run_sync(hub.authenticate, presented)
+    except Unauthenticated:
+        if limiter is not None:
+            ratelimit.after_failure(request, limiter)
+        raise
+    if limiter is not None:
+        ratelimit.admit(request, limiter, caller)
     return hub.provider(caller)
 
 

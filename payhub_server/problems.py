@@ -149,10 +149,11 @@ def from_framework(request: Request[Any, Any, Any], exc: Exception) -> Response[
         # Authentication comes before routing and body parsing for /api: an unknown
         # path, a wrong method or an undecodable body without a valid key is 401, so
         # probing reveals nothing.
-        hub = request.app.state.hub
+        from payhub_server.ratelimit import authenticate_sync
+
         try:
-            hub.authenticate(request.headers.get("x-api-key"))
-        except Unauthenticated as e:
+            authenticate_sync(request)
+        except (Unauthenticated, RateLimited) as e:
             return from_domain(request, e)
     if isinstance(exc, BodyRefused):
         errors = [{"field": f.field, "message": f.message} for f in exc.fields]

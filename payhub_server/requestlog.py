@@ -126,6 +126,8 @@ class RequestLog:
                 status = message["status"]
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
+                # Fields set for the answer whatever it is (RateLimit, payhub_server/ratelimit.py)
+                headers += scope["state"].get("response_headers", ())
                 message = {**message, "headers": headers}  # type: ignore[typeddict-item]
             await send(message)
 
