@@ -531,23 +531,39 @@ class Runner:
                 schedule.next_run_number,
                 schedule.next_attempt,
             )
-        if run.outcome is not RunOutcome.PENDING:
-            return run  # recorded by an earlier lease of this job
-        run, _ = self.charge_run(schedule, run)
+            if run.outcome is not RunOutcome.PENDING:
+                return run  # recorded by an earlier lease of this job
+            context = self._charge_context(uow, schedule)  # read here: one transaction less
+        run, _ = self.charge_run(schedule, run, context=context)
         return run
 
+    @staticmethod
+    def _charge_context(
+        uow: UnitOfWork, schedule: ScheduledPayment
+    ) -> tuple[Merchant, Caller, StoredPaymentMethod | None]:
+        """What charging a run needs to know: the merchant, who charges, the saved method."""
+        merchant = uow.merchants.get(schedule.merchant_id)
+        assert merchant is not None
+        caller = caller_for(uow, merchant, f"schedule:{schedule.id}")
+        method = uow.payment_methods.get(
+            schedule.merchant_id, schedule.customer_id, schedule.payment_method_id
+        )
+        return merchant, caller, method
+
     def charge_run(
-        self, schedule: ScheduledPayment, run: ScheduleRun, raise_errors: bool = False
+        self,
+        schedule: ScheduledPayment,
+        run: ScheduleRun,
+        raise_errors: bool = False,
+        context: tuple[Merchant, Caller, StoredPaymentMethod | None] | None = None,
     ) -> tuple[ScheduleRun, TransactionView | None]:
         """Charge the saved method under the run's key and record the outcome. A timeout is
-        raised (the job is retried and settles the same charge); other failures are recorded."""
-        with self._d.store.unit_of_work(readonly=True) as uow:
-            merchant = uow.merchants.get(schedule.merchant_id)
-            assert merchant is not None
-            caller = caller_for(uow, merchant, f"schedule:{schedule.id}")
-            method = uow.payment_methods.get(
-                schedule.merchant_id, schedule.customer_id, schedule.payment_method_id
-            )
+        raised (the job is retried and settles the same charge); other failures are recorded.
+        ``context`` is ``_charge_context`` when the caller has read it already."""
+        if context is None:
+            with self._d.store.unit_of_work(readonly=True) as uow:
+                context = self._charge_context(uow, schedule)
+        merchant, caller, method = context
         view: TransactionView | None = None
         error: GatewayError | None = None
         failure: str | None = None

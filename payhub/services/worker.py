@@ -62,7 +62,7 @@ class Worker:
         handlers: Mapping[str, JobHandler],
         owner: str,
         *,
-        batch: int = 50,
+        batch: int = 20,
         lease: timedelta = timedelta(minutes=5),
         policy: RetryPolicy | None = None,
     ) -> None:

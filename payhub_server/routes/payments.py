@@ -205,8 +205,8 @@ class PaymentController(Controller):
             return replayed(answer.stored)
         if answer.error is not None:
             return from_domain(request, answer.error)
-        assert answer.view is not None
-        return _out(answer.view, 201)
+        assert answer.stored is not None  # the body the responder rendered and stored
+        return Response(answer.stored.body, status_code=201, media_type="application/json")
 
     @api_post(
         "/{gateway:str}/transactions/{transaction_id:str}/capture",
