@@ -285,3 +285,16 @@ class Money:
 
     def __str__(self) -> str:
         return f"{self.amount} {self.currency}"
+
+
+_SYMBOLS = {"USD": "$"}
+
+
+def format_money(m: Money) -> str:
+    """The one way people read an amount (pages, receipts, CLI): ``$1,234.50`` for dollars,
+    ``EUR 1,234.50`` for other currencies; always the currency's minor-unit digits."""
+    exp = minor_unit_exponent(m.currency)
+    sign = "-" if m.amount < 0 else ""
+    digits = f"{abs(m.amount):,.{exp}f}"
+    symbol = _SYMBOLS.get(m.currency)
+    return f"{sign}{symbol}{digits}" if symbol else f"{sign}{m.currency} {digits}"

@@ -738,6 +738,8 @@ class PayPageView:
     payment_in_progress: bool
     # Only the last four digits of the customer's number: the page is public by link.
     customer_phone_last4: str | None = None
+    time_zone: str = "UTC"  # the merchant's: the pages show dates and times in it
+    today: date | None = None  # the clock's date in that zone
 
     @property
     def amount_due(self) -> Money:
@@ -824,6 +826,8 @@ class PayPages:
             sms_consent_given=customer is not None and customer.consent.consent,
             payment_in_progress=invoice.reserved_attempt is not None,
             customer_phone_last4=_last4(customer.phone if customer else None),
+            time_zone=zone_of(merchant).key,
+            today=self._d.clock.now().astimezone(zone_of(merchant)).date(),
         )
 
     def view(self, pay_token: str) -> PayPageView:

@@ -18,10 +18,11 @@ from payhub.domain.invoices import (
     PaymentOptions,
     PaymentSourceKind,
 )
-from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.money import Money, format_money, minor_unit_exponent
 from payhub.domain.payments import MethodType
 from payhub.services.invoices import PayPageView
 from payhub_server.pages.drivers import Fields, VendorHosts, fields_for
+from payhub_server.pages.formats import local_date, local_time
 from payhub_server.pages.model import (
     Choice,
     HostedFields,
@@ -32,18 +33,13 @@ from payhub_server.pages.model import (
     masked_phone,
 )
 
-_SYMBOLS = {"USD": "$"}
 _STATUS_WORDS = {"Captured": "Paid", "Submitted": "Submitted (bank transfer)",
                  "Authorized": "Reserved", "Settled": "Paid", "External": "Paid"}  # fmt: skip
 
 
 def money(m: Money) -> str:
-    """``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies."""
-    exp = minor_unit_exponent(m.currency)
-    sign = "-" if m.amount < 0 else ""
-    digits = f"{abs(m.amount):,.{exp}f}"
-    symbol = _SYMBOLS.get(m.currency)
-    return f"{sign}{symbol}{digits}" if symbol else f"{sign}{m.currency} {digits}"
+    """``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies (one format)."""
+    return format_money(m)
 
 
 def plain(m: Money) -> str:
@@ -82,12 +78,13 @@ def _method(payment: InvoicePayment) -> str:
     return "Card" if payment.method_type is MethodType.CARD else "Bank account"
 
 
-def payment_row(payment: InvoicePayment) -> PaymentRow:
+def payment_row(payment: InvoicePayment, zone: str = "UTC") -> PaymentRow:
     return PaymentRow(
-        date=payment.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+        date=local_time(payment.created_at, zone),
         method=_method(payment),
         status=_STATUS_WORDS.get(payment.status, payment.status),
         amount=money(payment.amount),
+        submitted=payment.status == "Submitted",
     )
 
 
@@ -143,7 +140,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         invoice_number=invoice.number,
         status=invoice.status.value,
         currency=invoice.currency,
-        due_date=invoice.due_date.isoformat() if invoice.due_date else None,
+        due_date=local_date(invoice.due_date) if invoice.due_date else None,
         lines=lines,
         subtotal=money(invoice.subtotal),
         tax_label=f"Tax ({percent(invoice.tax_percent)}%)" if has_tax else "Tax",
@@ -154,7 +151,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         amount_due_plain=plain(invoice.amount_due),
         bill_to=address_lines(invoice.bill_to),
         ship_to=address_lines(invoice.ship_to),
-        payments=tuple(payment_row(p) for p in invoice.payments),
+        payments=tuple(payment_row(p, view.time_zone) for p in invoice.payments),
         options=_options(invoice, view.options),
         fields=_fields(view, methods, driver),
         authorize_only=invoice.authorize_only,
@@ -163,6 +160,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         in_progress=view.payment_in_progress,
         allowed_origins=tuple(view.allowed_origins),
         sms_phone_last4=view.customer_phone_last4,
+        today=local_date(view.today) if view.today else "",
     )
 
 
@@ -210,6 +208,7 @@ def page_config(
         "status": page.status,
         "currency": page.currency,
         "minorDigits": minor_unit_exponent(page.currency),
+        "authorizeOnly": page.authorize_only,
         "embedded": embedded,
         "allowedOrigins": list(page.allowed_origins) if embedded else [],
         "attemptToken": attempt_token,
@@ -234,7 +233,7 @@ def paid_row(view: PayPageView, payment_id: str | None) -> PaymentRow | None:
         return None
     for payment in view.invoice.payments:
         if payment.id == payment_id:
-            return payment_row(payment)
+            return payment_row(payment, view.time_zone)
     return None
 
 

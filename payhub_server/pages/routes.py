@@ -299,8 +299,9 @@ class PayPageController(Controller):
             return _problem(request, e)
         try:
             result = await anyio.to_thread.run_sync(_pay, hub, token, data, attempt.attempt_id)
-        except (GatewayTimeout, GatewayUnavailable) as e:
-            # The outcome may be unknown: retrying with the same token settles it.
+        except GatewayTimeout as e:
+            # The outcome is unknown: retrying with the same token asks the gateway again
+            # under the same key, so the payer can retry at once and is never charged twice.
             return _problem(request, e)
         except PayHubError as e:
             fresh = attempts.issue(
