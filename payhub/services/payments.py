@@ -201,6 +201,12 @@ class Payments:
             if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
                 return self._view(uow, earlier)
             location = pick_location(uow, merchant.id, location_id)
+            # A saved method is named on receipts as it was saved (the gateway may not say).
+            saved = (
+                uow.payment_methods.get(merchant.id, customer_id, payment_method_id)
+                if payment_method_id and customer_id
+                else None
+            )
             # A retry of a charge whose outcome is unknown goes to the gateway again under
             # the same key: the gateway answers with the original charge, not a new one.
             tx = earlier or Transaction(
@@ -218,6 +224,8 @@ class Payments:
                 location_id=location,
                 customer_id=customer_id,
                 payment_method_id=payment_method_id,
+                method_brand=saved.brand if saved else None,
+                method_last4=saved.last4 if saved else None,
             )
             if earlier is None:
                 uow.transactions.add(tx)
@@ -269,6 +277,8 @@ class Payments:
     ) -> TransactionView:
         with self._d.store.unit_of_work() as uow:
             tx.gateway_reference = result.reference
+            tx.method_brand = result.brand or tx.method_brand
+            tx.method_last4 = result.last4 or tx.method_last4
             tx.status = status_from_gateway(result.status, tx.method_type)
             if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
                 tx.captured = tx.amount

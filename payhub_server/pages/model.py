@@ -29,6 +29,8 @@ class PaymentRow:
     status: str
     amount: str
     submitted: bool = False  # a bank debit on its way (takes business days)
+    receipt_number: str = ""  # INV-000042-R1: the invoice number and the payment's position
+    reference: str = ""  # the gateway's reference for the charge (receipts only)
 
 
 @attrs.frozen
@@ -102,6 +104,7 @@ class PageModel:
     allowed_origins: tuple[str, ...]
     sms_phone_last4: str | None = None  # the customer's number, never in full on the page
     today: str = ""  # the date in the merchant's time zone (the ACH authorization's date)
+    merchant_contact: tuple[str, ...] = ()  # the invoice's location: address and phone
 
     @property
     def sms_phone_masked(self) -> str | None:

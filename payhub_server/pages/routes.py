@@ -46,6 +46,7 @@ from payhub_server.pages.presenters import (
     payment_result,
     present,
     receipt_document,
+    receipt_facts,
     urls_for,
     vendor_hosts,
 )
@@ -260,7 +261,9 @@ class PayPageController(Controller):
         except NotFound:
             return _not_found()
         page = present(view, token)
-        return html_page("receipt.html", page=page, urls=urls_for(token, False))
+        return html_page(
+            "receipt.html", page=page, urls=urls_for(token, False), facts=receipt_facts(page)
+        )
 
     @get("/pay/{token:str}/receipt.pdf", sync_to_thread=True)
     def receipt_pdf(self, hub: Hub, token: FromPath[str]) -> Response[bytes]:

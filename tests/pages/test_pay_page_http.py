@@ -378,7 +378,7 @@ def test_the_receipt_page_and_pdf_carry_everything(
     expected = [
         "Acme Plumbing", invoice["invoiceNumber"], "1 Main Street", "Austin, TX 78701",
         "9 Site Road", "Pipe repair", "Call-out fee", "Tax (8.25%)", "$6.60", "$106.60",
-        "$30.00", "$76.60", "Card",
+        "$30.00", "$76.60", "Visa ending in 4242",
     ]  # fmt: skip
     html = client.get(f"/pay/{token}/receipt")
     assert html.status_code == 200

@@ -94,7 +94,7 @@ def test_a_typed_amount_is_refused_unless_it_is_unambiguous(live: Live, page: Pa
     shot(page, "amount-button")
     button.click()
     expect(page.get_by_role("status").filter(has_text="Payment received")).to_be_visible()
-    expect(page.get_by_text("$10.50 by Card")).to_be_visible()
+    expect(page.get_by_text("$10.50 by Visa ending in 4242")).to_be_visible()
     assert live.read(ref, invoice["invoiceNumber"])["amountPaid"] == 10.5
     assert [t["amount"]["value"] for t in charged(live, ref)] == [10.5]
 

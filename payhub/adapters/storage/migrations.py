@@ -683,4 +683,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    Migration(
+        14,
+        "the card brand and last four (or the bank's last four) of each charge, for receipts",
+        """
+        ALTER TABLE transactions ADD COLUMN method_brand TEXT;
+        ALTER TABLE transactions ADD COLUMN method_last4 TEXT
+        """,
+    ),
 )
