@@ -356,8 +356,9 @@ _SYMBOLS = {"USD": "$"}
 
 
 def format_money(m: Money) -> str:
-    """How people read an amount, on the pages, receipts and CLI listings alike:
-    ``$1,234.50`` for dollars, ``EUR 1,234.50`` for other currencies, ``-$5.00`` below zero."""
+    """The one way people read an amount (pages, receipts, CLI listings): ``$1,234.50`` for
+    dollars, ``EUR 1,234.50`` for other currencies, ``-$5.00`` below zero; always the
+    currency's minor-unit digits."""
     exp = minor_unit_exponent(m.currency)
     sign = "-" if m.amount < 0 else ""
     digits = f"{abs(m.amount):,.{exp}f}"

@@ -155,6 +155,8 @@ class Transaction:
     payment_method_id: str | None = None
     decline_code: str | None = None
     failure_message: str | None = None
+    method_brand: str | None = None  # what the gateway says was charged: "visa", for receipts
+    method_last4: str | None = None
 
     @property
     def capturable(self) -> Money:
@@ -433,6 +435,8 @@ class GatewayResult:
     captured: Money | None = None
     refunded: Money | None = None
     refunding: Money | None = None  # refunds the gateway accepted and has not finished
+    brand: str | None = None  # the card charged ("visa"), when the gateway says
+    last4: str | None = None  # its last four digits, or the bank account's
 
 
 @attrs.frozen
@@ -458,3 +462,6 @@ class SavedMethod:
     exp_month: int | None = None
     exp_year: int | None = None
     bank_name: str | None = None
+    # The gateway checked the method with the card's issuer while vaulting it (a zero-amount
+    # or small authorization, or the vault's own verification). False: saved unchecked.
+    verified: bool = False

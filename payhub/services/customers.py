@@ -7,6 +7,8 @@ outside any database transaction: first the checks, then the gateway, then the r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from payhub.domain.addresses import Address, clean_address
@@ -32,7 +34,7 @@ from payhub.domain.customers import (
 from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
 from payhub.domain.fields import clean_text, collect, raise_if_any
 from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, gateway
-from payhub.domain.payments import MethodType, SaveMethodRequest
+from payhub.domain.payments import MethodType, SavedMethod, SaveMethodRequest
 from payhub.ports import Gateway, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
@@ -351,10 +353,13 @@ class Customers:
         token: str,
         method_type: MethodType = MethodType.CARD,
         idempotency_key: str | None = None,
+        verify: Callable[[SavedMethod], None] | None = None,
     ) -> StoredPaymentMethod:
         """Vault a card or bank-account token at the gateway, for reuse.
 
         The customer's gateway-side record is created on the first save and reused after.
+        ``verify`` (the approval page's) sees the vault's answer before anything is stored
+        and raises to refuse the method; then payhub keeps no record of it.
         """
         info = self._info(gateway_name)
         token = token.strip()
@@ -384,6 +389,8 @@ class Customers:
                 idempotency_key=gateway_key(self._caller, idempotency_key, method_id, "save"),
             ),
         )
+        if verify is not None:
+            verify(saved)
         now = self._d.clock.now()
         method = StoredPaymentMethod(
             id=method_id,

@@ -722,8 +722,18 @@ class Invoices:
 
 
 @attrs.frozen
+class PaymentFacts:
+    """What a receipt names about one payment: the method as the gateway reported it and the
+    gateway's reference for the charge (not a secret: it is what support staff look up)."""
+
+    brand: str | None
+    last4: str | None
+    gateway_reference: str | None
+
+
+@attrs.frozen
 class PayPageView:
-    """Everything the pay, embed and receipt pages show; nothing secret (no gateway refs)."""
+    """Everything the pay, embed and receipt pages show; nothing secret."""
 
     invoice: Invoice
     merchant_name: str
@@ -744,10 +754,45 @@ class PayPageView:
     payment_in_progress: bool
     # Only the last four digits of the customer's number: the page is public by link.
     customer_phone_last4: str | None = None
+    time_zone: str = "UTC"  # the merchant's: the pages show dates and times in it
+    today: date | None = None  # the clock's date in that zone
+    # By invoice payment id: the method and gateway reference, for receipts.
+    payment_facts: dict[str, PaymentFacts] = attrs.field(factory=dict)
+    # How to reach the merchant: the invoice's location (name, address, phone) when it has one.
+    merchant_contact: tuple[str, ...] = ()
 
     @property
     def amount_due(self) -> Money:
         return self.invoice.amount_due
+
+
+def _payment_facts(
+    uow: UnitOfWork, merchant: Merchant, invoice: Invoice
+) -> dict[str, PaymentFacts]:
+    facts: dict[str, PaymentFacts] = {}
+    for payment in invoice.payments:
+        if payment.transaction_id is None:
+            continue
+        tx = uow.transactions.get(merchant.id, payment.transaction_id)
+        if tx is not None:
+            facts[payment.id] = PaymentFacts(tx.method_brand, tx.method_last4, tx.gateway_reference)
+    return facts
+
+
+def _merchant_contact(uow: UnitOfWork, merchant: Merchant, invoice: Invoice) -> tuple[str, ...]:
+    """The invoice's location, when it has one: the merchant record itself has only a name."""
+    location = uow.locations.get(merchant.id, invoice.location_id) if invoice.location_id else None
+    if location is None:
+        return ()
+    lines = [location.name]
+    if location.address is not None:
+        a = location.address
+        region = " ".join(x for x in (a.state, a.postal_code) if x)
+        place = ", ".join(x for x in (a.city, region) if x)
+        lines.append(", ".join(x for x in (a.line1, a.line2, place) if x))
+    if location.phone:
+        lines.append(location.phone)
+    return tuple(x for x in lines if x)
 
 
 def _paid_here(invoice: Invoice) -> bool:
@@ -830,6 +875,10 @@ class PayPages:
             sms_consent_given=customer is not None and customer.consent.consent,
             payment_in_progress=invoice.reserved_attempt is not None,
             customer_phone_last4=_last4(customer.phone if customer else None),
+            time_zone=zone_of(merchant).key,
+            today=self._d.clock.now().astimezone(zone_of(merchant)).date(),
+            payment_facts=_payment_facts(uow, merchant, invoice),
+            merchant_contact=_merchant_contact(uow, merchant, invoice),
         )
 
     def view(self, pay_token: str) -> PayPageView:

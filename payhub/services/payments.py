@@ -329,6 +329,12 @@ class Payments:
                 view = self._view(uow, earlier)
                 return Answer(self._finish(uow, under, view), view=view)
             location = pick_location(uow, merchant.id, location_id)
+            # A saved method is named on receipts as it was saved (the gateway may not say).
+            saved = (
+                uow.payment_methods.get(merchant.id, customer_id, payment_method_id)
+                if payment_method_id and customer_id
+                else None
+            )
             # A retry of a charge whose outcome is unknown goes to the gateway again under
             # the same key: the gateway answers with the original charge, not a new one.
             tx = earlier or Transaction(
@@ -346,6 +352,8 @@ class Payments:
                 location_id=location,
                 customer_id=customer_id,
                 payment_method_id=payment_method_id,
+                method_brand=saved.brand if saved else None,
+                method_last4=saved.last4 if saved else None,
             )
             if earlier is None:
                 uow.transactions.add(tx)
@@ -438,6 +446,8 @@ class Payments:
     ) -> Answer:
         with self._d.store.unit_of_work() as uow:
             tx.gateway_reference = result.reference
+            tx.method_brand = result.brand or tx.method_brand
+            tx.method_last4 = result.last4 or tx.method_last4
             tx.status = status_from_gateway(result.status, tx.method_type)
             outcome = Outcome.SUCCEEDED
             if (

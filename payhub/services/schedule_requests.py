@@ -17,17 +17,25 @@ import base64
 import hashlib
 import hmac
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 import attrs
 
 from payhub.domain.accounts import Merchant, zone_of
 from payhub.domain.addresses import Address
-from payhub.domain.customers import Customer
+from payhub.domain.customers import Customer, StoredPaymentMethod
 from payhub.domain.errors import Conflict, FieldError, Forbidden, NotFound, ValidationError
 from payhub.domain.fields import clean_text, raise_if_any
 from payhub.domain.gateways import GatewayInfo, gateway, no_hosted_checkout
-from payhub.domain.money import Money
-from payhub.domain.payments import MethodType
+from payhub.domain.money import Money, round_half_up
+from payhub.domain.payments import (
+    Declined,
+    MethodType,
+    PaymentMethodInvalid,
+    PaymentSource,
+    SavedMethod,
+    TxStatus,
+)
 from payhub.domain.schedules import (
     DESCRIPTION_MAX,
     RequestStatus,
@@ -271,6 +279,17 @@ class ApprovalView:
     time_zone: str
     gateway: GatewayInfo
     form_token: str | None  # only while the request can be approved
+    method_label: str | None = None  # once approved: "Visa ending in 4242"
+
+
+def method_label(method: StoredPaymentMethod | SavedMethod) -> str:
+    """How the payer recognises a saved method: brand and last four, or the bank's."""
+    if method.method_type is MethodType.BANK_ACCOUNT:
+        bank = method.bank_name or "Bank account"
+        return f"{bank} account ending in {method.last4}" if method.last4 else bank
+    brand = (method.brand or "card").replace("_", " ")
+    brand = brand.upper() if brand in ("amex", "jcb") else brand.title()
+    return f"{brand} ending in {method.last4}" if method.last4 else brand
 
 
 class Approvals:
@@ -304,6 +323,17 @@ class Approvals:
                 nonce = hashlib.sha256(self._d.randomness.token_bytes(16)).hexdigest()[:32]
                 uow.schedule_requests.add_form(nonce, request.id, self._d.clock.now())
                 form_token = f"{nonce}.{self._sign(request.id, nonce)}"
+            label = None
+            if request.schedule_id is not None:
+                schedule = uow.scheduled_payments.get(request.merchant_id, request.schedule_id)
+                saved = (
+                    uow.payment_methods.get(
+                        request.merchant_id, request.customer_id, schedule.payment_method_id
+                    )
+                    if schedule is not None
+                    else None
+                )
+                label = method_label(saved) if saved is not None else None
         zone = zone_of(merchant)
         first = max(request.first_run_at, self._d.clock.now())
         anchor = first.astimezone(zone).replace(tzinfo=None, microsecond=0)
@@ -320,6 +350,7 @@ class Approvals:
             time_zone=zone.key,
             gateway=gateway(request.gateway, caller.environment),
             form_token=form_token,
+            method_label=label,
         )
 
     def _spend_form(self, uow: UnitOfWork, request: ScheduleRequest, form_token: str) -> None:
@@ -348,8 +379,13 @@ class Approvals:
         info = gateway(request.gateway, caller.environment)
         Payments.check_method(info, method_type, True)
         customers = Customers(self._d, caller, merchant.external_reference, self._gateways)
+        payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
+
+        def verified(saved: SavedMethod) -> None:
+            _require_verified(self._d, payments, info, request, saved)
+
         method = customers.save_payment_method(
-            request.customer_id, info.name, payment_token, method_type
+            request.customer_id, info.name, payment_token, method_type, verify=verified
         )
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
@@ -385,3 +421,44 @@ class Approvals:
             request.approve(schedule.id, now)
             uow.schedule_requests.save(request)
             return request
+
+
+def _require_verified(
+    deps: Deps, payments: Payments, info: GatewayInfo, request: ScheduleRequest, saved: SavedMethod
+) -> None:
+    """A schedule is approved only with a method the gateway has verified: the vault's own
+    verification, else a small authorization (the currency's one unit) voided at once, in the
+    ledger like any other. A gateway that can do neither cannot take approvals online."""
+    if saved.verified:
+        return
+    if saved.method_type is not MethodType.CARD or not info.authorize_only:
+        raise ValidationError.for_field(
+            "paymentMethodToken",
+            f"{info.display_name} cannot verify this payment method before it is saved, so the"
+            " schedule cannot be approved online; contact the business that sent the link",
+        )
+    amount = Money(round_half_up(Decimal(1), request.currency), request.currency)
+    try:
+        check = payments.charge_source(
+            gateway_name=info.name,
+            amount=amount,
+            source=PaymentSource(
+                MethodType.CARD,
+                saved_method_ref=saved.method_ref,
+                gateway_customer_ref=saved.gateway_customer_ref,
+            ),
+            capture=False,
+            gateway_key=f"{request.id}:verify:{deps.new_id('chk')}",
+            customer_id=request.customer_id,
+            description="Card check before a payment schedule (voided at once)",
+        )
+    except Declined as e:
+        raise PaymentMethodInvalid(
+            "the card could not be verified: " + (e.gateway_message or e.detail),
+            gateway=info.name,
+            decline_code=e.decline_code,
+            gateway_message=e.gateway_message or "Your card was declined.",
+        ) from None
+    if check.transaction.status is not TxStatus.AUTHORIZED:
+        raise PaymentMethodInvalid("the card could not be verified", gateway=info.name)
+    payments.void(info.name, check.transaction.id)

@@ -24,10 +24,13 @@ class LineRow:
 
 @attrs.frozen
 class PaymentRow:
-    date: str
+    date: str  # in the merchant's time zone
     method: str
     status: str
     amount: str
+    submitted: bool = False  # a bank debit on its way (takes business days)
+    receipt_number: str = ""  # INV-000042-R1: the invoice number and the payment's position
+    reference: str = ""  # the gateway's reference for the charge (receipts only)
 
 
 @attrs.frozen
@@ -100,6 +103,8 @@ class PageModel:
     in_progress: bool  # another attempt holds the invoice right now
     allowed_origins: tuple[str, ...]
     sms_phone_last4: str | None = None  # the customer's number, never in full on the page
+    today: str = ""  # the date in the merchant's time zone (the ACH authorization's date)
+    merchant_contact: tuple[str, ...] = ()  # the invoice's location: address and phone
 
     @property
     def sms_phone_masked(self) -> str | None:
@@ -131,5 +136,11 @@ class PageModel:
                 return "This invoice is settled: the full amount is reserved."
             return "This invoice is paid in full. Thank you."
         if self.status == "Void":
+            if self.payments:
+                return (
+                    f"This invoice has been cancelled by the merchant. {self.amount_paid} was"
+                    " paid on it before it was cancelled (see the payments below); contact"
+                    f" {self.merchant_name} about that amount. There is nothing more to pay."
+                )
             return "This invoice has been cancelled by the merchant. There is nothing to pay."
         return "This invoice cannot be paid right now."

@@ -20,8 +20,9 @@ from payhub.domain.invoices import (
 )
 from payhub.domain.money import Money, format_money, minor_unit_exponent
 from payhub.domain.payments import MethodType
-from payhub.services.invoices import PayPageView
+from payhub.services.invoices import PaymentFacts, PayPageView
 from payhub_server.pages.drivers import Fields, VendorHosts, fields_for
+from payhub_server.pages.formats import local_date, local_time
 from payhub_server.pages.model import (
     Choice,
     HostedFields,
@@ -72,19 +73,54 @@ _OUTSIDE = {
 }
 
 
-def _method(payment: InvoicePayment) -> str:
+def _method(payment: InvoicePayment, facts: PaymentFacts | None = None) -> str:
+    """``Visa ending in 4242``, ``Bank account ending in 6789``; ``Card`` when the gateway
+    did not say which."""
     if payment.method_type is None:  # settled outside payhub
         return _OUTSIDE.get(payment.source, "Paid to the merchant")
-    return "Card" if payment.method_type is MethodType.CARD else "Bank account"
+    last4 = facts.last4 if facts else None
+    if payment.method_type is MethodType.BANK_ACCOUNT:
+        return f"Bank account ending in {last4}" if last4 else "Bank account"
+    brand = (facts.brand if facts else None) or ""
+    name = _BRANDS.get(brand.lower(), brand.replace("_", " ").title()) or "Card"
+    return f"{name} ending in {last4}" if last4 else name
 
 
-def payment_row(payment: InvoicePayment) -> PaymentRow:
+_BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express",
+           "american_express": "American Express", "discover": "Discover", "jcb": "JCB",
+           "diners": "Diners Club", "unionpay": "UnionPay"}  # fmt: skip
+
+
+def payment_row(
+    payment: InvoicePayment,
+    zone: str = "UTC",
+    facts: PaymentFacts | None = None,
+    receipt_number: str = "",
+) -> PaymentRow:
     return PaymentRow(
-        date=payment.created_at.strftime("%Y-%m-%d %H:%M UTC"),
-        method=_method(payment),
+        date=local_time(payment.created_at, zone),
+        method=_method(payment, facts),
         status=_STATUS_WORDS.get(payment.status, payment.status),
         amount=money(payment.amount),
+        submitted=payment.status == "Submitted",
+        receipt_number=receipt_number,
+        reference=(facts.gateway_reference or "") if facts else (payment.external_reference or ""),
     )
+
+
+def receipt_number(invoice_number: str, position: int) -> str:
+    """A payment's receipt number: its invoice's number and its place among the invoice's
+    payments (``INV-000042-R2``): unique, stable (payments are never removed) and findable."""
+    return f"{invoice_number}-R{position}"
+
+
+def _rows(view: PayPageView) -> tuple[PaymentRow, ...]:
+    invoice = view.invoice
+    return tuple(
+        payment_row(p, view.time_zone, view.payment_facts.get(p.id),
+                    receipt_number(invoice.number, n))
+        for n, p in enumerate(invoice.payments, 1)
+    )  # fmt: skip
 
 
 def _options(invoice: Invoice, options: PaymentOptions) -> PayOptions | None:
@@ -139,7 +175,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         invoice_number=invoice.number,
         status=invoice.status.value,
         currency=invoice.currency,
-        due_date=invoice.due_date.isoformat() if invoice.due_date else None,
+        due_date=local_date(invoice.due_date) if invoice.due_date else None,
         lines=lines,
         subtotal=money(invoice.subtotal),
         tax_label=f"Tax ({percent(invoice.tax_percent)}%)" if has_tax else "Tax",
@@ -150,7 +186,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         amount_due_plain=plain(invoice.amount_due),
         bill_to=address_lines(invoice.bill_to),
         ship_to=address_lines(invoice.ship_to),
-        payments=tuple(payment_row(p) for p in invoice.payments),
+        payments=_rows(view),
         options=_options(invoice, view.options),
         fields=_fields(view, methods, driver),
         authorize_only=invoice.authorize_only,
@@ -159,6 +195,8 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         in_progress=view.payment_in_progress,
         allowed_origins=tuple(view.allowed_origins),
         sms_phone_last4=view.customer_phone_last4,
+        today=local_date(view.today) if view.today else "",
+        merchant_contact=view.merchant_contact,
     )
 
 
@@ -206,6 +244,7 @@ def page_config(
         "status": page.status,
         "currency": page.currency,
         "minorDigits": minor_unit_exponent(page.currency),
+        "authorizeOnly": page.authorize_only,
         "embedded": embedded,
         "allowedOrigins": list(page.allowed_origins) if embedded else [],
         "attemptToken": attempt_token,
@@ -228,22 +267,36 @@ def paid_row(view: PayPageView, payment_id: str | None) -> PaymentRow | None:
     """The payment just made, for the confirmation shown after the page reloads."""
     if not payment_id:
         return None
-    for payment in view.invoice.payments:
+    for payment, row in zip(view.invoice.payments, _rows(view), strict=True):
         if payment.id == payment_id:
-            return payment_row(payment)
+            return row
     return None
 
 
-def receipt_document(page: PageModel) -> ReceiptDocument:
+def receipt_facts(page: PageModel) -> tuple[tuple[str, str], ...]:
+    """The receipt's heading facts: the latest payment's receipt number, date (merchant's
+    zone), method and gateway reference, then the due date."""
     facts: list[tuple[str, str]] = []
+    if page.payments:
+        last = page.payments[-1]
+        facts.append(("Receipt number", last.receipt_number))
+        facts.append(("Payment date", last.date))
+        facts.append(("Paid by", last.method))
+        if last.reference:
+            facts.append(("Gateway reference", last.reference))
     if page.due_date:
         facts.append(("Due date", page.due_date))
+    return tuple(facts)
+
+
+def receipt_document(page: PageModel) -> ReceiptDocument:
     return ReceiptDocument(
         title="Receipt for invoice",
         merchant_name=page.merchant_name,
+        merchant_contact=page.merchant_contact,
         invoice_number=page.invoice_number,
         status=page.status_label,
-        facts=tuple(facts),
+        facts=receipt_facts(page),
         bill_to=page.bill_to,
         ship_to=page.ship_to,
         lines=tuple(
@@ -263,7 +316,10 @@ def receipt_document(page: PageModel) -> ReceiptDocument:
             ("Reserved" if page.authorize_only else "Paid", page.amount_paid),
             ("Amount due", page.amount_due),
         ),
-        payments=tuple(ReceiptPayment(p.date, p.method, p.status, p.amount) for p in page.payments),
+        payments=tuple(
+            ReceiptPayment(p.date, p.method, p.status, p.amount, p.reference, p.receipt_number)
+            for p in page.payments
+        ),
         footer=("Sandbox: test mode, no real money moved. " if page.sandbox else "")
         + "Issued by payhub on behalf of "
         + page.merchant_name

@@ -47,6 +47,7 @@ from payhub_server.pages.presenters import (
     payment_result,
     present,
     receipt_document,
+    receipt_facts,
     urls_for,
     vendor_hosts,
 )
@@ -266,7 +267,9 @@ class PayPageController(Controller):
         except NotFound:
             return _not_found()
         page = present(view, token)
-        return html_page("receipt.html", page=page, urls=urls_for(token, False))
+        return html_page(
+            "receipt.html", page=page, urls=urls_for(token, False), facts=receipt_facts(page)
+        )
 
     @get("/pay/{token:str}/receipt.pdf", sync_to_thread=True)
     def receipt_pdf(self, hub: Hub, token: FromPath[str]) -> Response[bytes]:
@@ -305,8 +308,9 @@ class PayPageController(Controller):
             return _problem(request, e)
         try:
             result = await anyio.to_thread.run_sync(_pay, hub, token, data, attempt.attempt_id)
-        except (GatewayTimeout, GatewayUnavailable) as e:
-            # The outcome may be unknown: retrying with the same token settles it.
+        except GatewayTimeout as e:
+            # The outcome is unknown: retrying with the same token asks the gateway again
+            # under the same key, so the payer can retry at once and is never charged twice.
             return _problem(request, e)
         except PayHubError as e:
             fresh = attempts.issue(

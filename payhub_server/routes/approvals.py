@@ -23,7 +23,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect
 
 from payhub.domain.errors import Conflict, Forbidden, NotFound, PayHubError, ValidationError
-from payhub.domain.money import Money
+from payhub.domain.money import Money, format_money
 from payhub.domain.payments import GatewayError, MethodType
 from payhub.domain.schedules import Cadence, priced, totals
 from payhub.hub import PayHub
@@ -31,6 +31,7 @@ from payhub.services.gateway_public import public_fields_and_mode
 from payhub.services.schedule_requests import ApprovalView
 from payhub_server.deps import PUBLIC, Hub
 from payhub_server.pages.drivers import fields_for
+from payhub_server.pages.formats import local_date, local_time
 from payhub_server.pages.render import html_page, message_page
 
 _STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -53,14 +54,13 @@ NOT_FOUND = (
 
 
 def _money(m: Money) -> str:
-    return f"{m.amount:,} {m.currency}"
+    """The pages' one money format (``$49.99``)."""
+    return format_money(m)
 
 
 def _when(at: datetime, zone: str) -> str:
-    from zoneinfo import ZoneInfo
-
-    local = at.astimezone(ZoneInfo(zone))
-    return local.strftime("%A %d %B %Y, %H:%M").replace(" 0", " ", 1)
+    """The pages' one date format, in the merchant's zone, with the weekday."""
+    return local_time(at, zone, weekday=True)
 
 
 def render(
@@ -90,7 +90,7 @@ def render(
         tax = _money(totals(r.lines, r.tax_percent, r.currency).tax)
     ends = []
     if r.end_date is not None:
-        ends.append(f"after {r.end_date.day} {r.end_date.strftime('%B %Y')}")
+        ends.append(f"after {local_date(r.end_date)}")
     if r.max_charges is not None:
         ends.append(f"after {r.max_charges} payment{'s' if r.max_charges != 1 else ''}")
     ends_text = None

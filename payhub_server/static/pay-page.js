@@ -88,7 +88,7 @@
     }
     function showMethod() {
       var m = method();
-      ["card-fields", "bank-fields"].forEach(function (id) {
+      ["card-fields", "bank-fields", "ach-authorization"].forEach(function (id) {
         var el = document.getElementById(id);
         if (el) el.hidden = el.getAttribute("data-method") !== m;
       });
@@ -96,21 +96,60 @@
     form.querySelectorAll('input[name="methodType"]').forEach(function (r) {
       r.addEventListener("change", showMethod);
     });
+    showMethod();
 
-    function format(amount) {
-      try {
-        return new Intl.NumberFormat(undefined, {style: "currency", currency: cfg.currency}).format(+amount);
-      } catch (e) { return cfg.currency + " " + amount; }
+    // --- amounts: one documented format, never a character dropped (docs/pay-page.md) ---
+    // A typed amount is digits, optionally grouped by commas in threes (1,250), then
+    // optionally a point and at most the currency's minor digits (1,250.5 or 1250.50); a
+    // leading "$" is allowed for US dollars and spaces around it are ignored. Anything else
+    // ("1,50", "$1,00.5", "1.505", "-5", "5 00") is refused with a message, never reinterpreted.
+    function parseAmount(text) {
+      var s = String(text).trim();
+      if (cfg.currency === "USD" && s.charAt(0) === "$") s = s.slice(1);
+      var d = cfg.minorDigits;
+      var fraction = d > 0 ? "(?:\\.(\\d{1," + d + "}))?" : "";
+      var match = new RegExp("^(\\d{1,3}(?:,\\d{3})+|\\d+)" + fraction + "$").exec(s);
+      if (!match) return null;
+      var whole = match[1].replace(/,/g, "").replace(/^0+(?=\d)/, "");
+      var cents = match[2] || "";
+      while (cents.length < d) cents += "0";
+      return d > 0 ? whole + "." + cents : whole;
+    }
+    // Compare two plain decimals with the same number of digits after the point, exactly.
+    function compare(a, b) {
+      var x = a.replace(".", "").replace(/^0+(?=\d)/, ""), y = b.replace(".", "").replace(/^0+(?=\d)/, "");
+      if (x.length !== y.length) return x.length < y.length ? -1 : 1;
+      return x === y ? 0 : (x < y ? -1 : 1);
+    }
+    // The server's money format (presenters.money): $1,234.50, or EUR 1,234.50.
+    function format(plain) {
+      var parts = String(plain).split(".");
+      var text = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (parts.length > 1 ? "." + parts[1] : "");
+      return cfg.currency === "USD" ? "$" + text : cfg.currency + " " + text;
     }
     function choice() {
       return form.querySelector('input[name="amountChoice"]:checked') ||
              form.querySelector('input[name="amountChoice"][type="hidden"]');
     }
+    // The amount a click on Pay would charge now (plain decimal), or null.
+    function currentAmount() {
+      var c = choice();
+      if (c && c.value !== "other") return c.getAttribute("data-amount");
+      if (!amountInput) return null;
+      var plain = parseAmount(amountInput.value);
+      if (plain === null || compare(plain, amountInput.getAttribute("data-max")) > 0 ||
+          compare(plain, amountInput.getAttribute("data-min")) < 0 || /^0+(\.0*)?$/.test(plain)) return null;
+      return plain;
+    }
     function refreshAmount() {
       var c = choice();
       if (amountInput) amountInput.disabled = !!c && c.value !== "other";
-      var value = c && c.value !== "other" ? c.getAttribute("data-amount") : (amountInput ? amountInput.value.trim() : "");
-      submitAmount.textContent = value && /^\d+(\.\d+)?$/.test(value) ? format(value) : "";
+      var value = currentAmount();
+      // The button shows exactly what will be charged, or no amount while none is valid.
+      submitAmount.textContent = value === null ? "" : format(value);
+      document.querySelectorAll(".ach-amount").forEach(function (el) {
+        el.textContent = value === null ? "the amount shown on the button" : format(value);
+      });
     }
     form.querySelectorAll('input[name="amountChoice"]').forEach(function (r) {
       r.addEventListener("change", refreshAmount);
@@ -127,64 +166,107 @@
     function amountToPay() {
       var c = choice();
       if (c && c.value !== "other") return c.getAttribute("data-amount");
-      var raw = (amountInput.value || "").trim().replace(/^[^\d.]+/, "").replace(/,/g, "");
       var digits = cfg.minorDigits;
-      var pattern = digits > 0 ? new RegExp("^\\d+(\\.\\d{1," + digits + "})?$") : /^\d+$/;
-      if (!pattern.test(raw)) {
-        fail("Enter the amount as a number, for example " + (digits > 0 ? "25.00" : "25") + ".", amountInput);
+      var plain = parseAmount(amountInput.value || "");
+      if (plain === null) {
+        fail("Enter the amount with a point before the " + (digits > 0 ? "cents" : "end") +
+             ", for example " + (digits > 0 ? "25.00 or 1,250.50" : "25 or 1,250") +
+             " (commas only between thousands, at most " + digits + " decimals).", amountInput);
         return null;
       }
-      var value = +raw, min = +amountInput.getAttribute("data-min"), max = +amountInput.getAttribute("data-max");
-      if (value < min || value <= 0) { fail("Enter at least " + format(min) + ".", amountInput); return null; }
-      if (value > max) { fail("You can pay at most " + format(max) + ", the balance due.", amountInput); return null; }
+      var min = amountInput.getAttribute("data-min"), max = amountInput.getAttribute("data-max");
+      if (compare(plain, min) < 0 || /^0+(\.0*)?$/.test(plain)) { fail("Enter at least " + format(min) + ".", amountInput); return null; }
+      if (compare(plain, max) > 0) { fail("You can pay at most " + format(max) + ", the balance due.", amountInput); return null; }
       amountInput.removeAttribute("aria-invalid");
-      return raw;
+      amountInput.value = plain;  // what is charged, as the button shows it
+      refreshAmount();
+      return plain;
     }
-    function busy(on) {
+    var progress = document.getElementById("pay-progress");
+    var label = document.getElementById("pay-submit-label");
+    var idleLabel = label ? label.textContent : "";
+    // The amount, the method and the simulator's own fields cannot change while a payment
+    // runs (or while an unknown outcome waits to be retried). Vendor fields live in the
+    // vendor's frames and buttons (AcceptUI opens its lightbox from one), so they stay usable.
+    function lock(on) {
+      form.querySelectorAll('input[name="amountChoice"], #amount-input, input[name="methodType"], .hosted input')
+        .forEach(function (el) { el.disabled = on; });
+      if (!on) refreshAmount();
+    }
+    // While a payment runs: the button and a status line say so, the fields cannot change.
+    function busy(on, amount) {
       inFlight = on;
       button.disabled = on;
       button.setAttribute("aria-busy", on ? "true" : "false");
       form.setAttribute("aria-busy", on ? "true" : "false");
+      lock(on);
+      if (label) label.textContent = on ? (cfg.authorizeOnly ? "Reserving" : "Paying") : idleLabel;
+      if (progress) {
+        progress.textContent = on ? (cfg.authorizeOnly ? "Reserving " : "Processing your payment of ") +
+          format(amount) + ". Please keep this page open." : "";
+      }
+      if (!on) refreshAmount();
+    }
+
+    // An attempt whose outcome is unknown (the gateway timed out, 504, or the connection
+    // dropped): pressing Pay again resends it as it was (same attempt token, payment token,
+    // method and amount), so the server asks the gateway again under the same key: the payer
+    // can retry at once and is never charged twice.
+    var pending = null;
+    function send(token, m, amount) {
+      return fetch(cfg.urls.payments, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "Accept": "application/json"},
+        body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentMethodToken: token, methodType: m})
+      }).then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          return {ok: response.ok, status: response.status, body: body, sent: {token: token, method: m, amount: amount}};
+        });
+      }, function () {
+        return {ok: false, status: 0, sent: {token: token, method: m, amount: amount},
+                body: {detail: "The connection failed. Check your connection and press " + button.textContent.trim() + " again; you will not be charged twice."}};
+      });
     }
 
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       if (inFlight) return;
       message.textContent = "";
-      var amount = amountToPay();
-      if (amount === null) return;
-      var m = method();
-      var hosted = fields[m];
-      if (!hosted) { fail("This payment method cannot be used on this page."); return; }
-      busy(true);
-      hosted.tokenize().then(function (result) {
-        return fetch(cfg.urls.payments, {
-          method: "POST",
-          credentials: "same-origin",
-          headers: {"Content-Type": "application/json", "Accept": "application/json"},
-          body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentMethodToken: result.token, methodType: m})
-        }).then(function (response) {
-          return response.json().catch(function () { return {}; }).then(function (body) {
-            return {ok: response.ok, status: response.status, body: body};
-          });
-        }, function () {
-          // The request may or may not have arrived: keep the same attempt token, so trying
-          // again cannot charge twice.
-          return {ok: false, status: 0, body: {detail: "The connection failed. Check your connection and try again; you will not be charged twice."}};
+      var attempt;
+      if (pending) {
+        var again = pending;
+        busy(true, again.amount);
+        attempt = send(again.token, again.method, again.amount);
+      } else {
+        var amount = amountToPay();
+        if (amount === null) return;
+        var m = method();
+        var hosted = fields[m];
+        if (!hosted) { fail("This payment method cannot be used on this page."); return; }
+        busy(true, amount);
+        attempt = hosted.tokenize().then(function (result) {
+          return send(result.token, m, amount);
+        }, function (error) {
+          return {ok: false, status: -1, body: {detail: (error && error.message) || "Check the payment details."}, field: true};
         });
-      }, function (error) {
-        return {ok: false, status: -1, body: {detail: (error && error.message) || "Check the payment details."}, field: true};
-      }).then(function (outcome) {
+      }
+      attempt.then(function (outcome) {
         if (outcome.ok) {
           cfg.status = outcome.body.status;
           post("paid", {amountPaid: outcome.body.amountPaid, amountDue: outcome.body.amountDue});
-          message.className = "message ok";
-          message.textContent = outcome.body.message || "Payment received.";
+          if (progress) progress.textContent = "Done. Loading your confirmation.";
           window.location.replace(cfg.urls.page + "?paid=" + encodeURIComponent(outcome.body.payment.id));
           return;
         }
-        busy(false);
         var body = outcome.body || {};
+        pending = (outcome.status === 504 || outcome.status === 0) ? outcome.sent : null;
+        busy(false);
+        if (pending) {
+          // Only this attempt may be retried: the amount and method stay as they were sent.
+          lock(true);
+          submitAmount.textContent = format(pending.amount);
+        }
         if (body.nextAttemptToken) attemptToken = body.nextAttemptToken;
         if (outcome.field) {  // the hosted fields refused the input and focused the field
           message.className = "message error";
@@ -195,6 +277,10 @@
         var text = body.payerMessage || body.detail || "The payment could not be completed.";
         if (outcome.status === 409) {
           text = body.payerMessage || "Another payment on this invoice is in progress or has just finished (perhaps in another tab). Reload this page to see the balance before paying again.";
+        }
+        if (pending && outcome.status === 504) {
+          text = "The payment service did not answer in time. Press " + button.textContent.trim() +
+                 " again to check and finish this payment: you will not be charged twice.";
         }
         fail(text);
       });

@@ -91,7 +91,7 @@ def test_the_pay_page_is_accessible(live: Live, browser: Browser, size: tuple[in
         assert alert.get_attribute("role") == "alert"
         page.get_by_label(re.compile("Amount to pay")).fill("abc")
         page.locator("#pay-submit").click()
-        expect(alert).to_contain_text("Enter the amount as a number")
+        expect(alert).to_contain_text("Enter the amount with a point")
         expect(page.get_by_label(re.compile("Amount to pay"))).to_have_attribute(
             "aria-invalid", "true"
         )

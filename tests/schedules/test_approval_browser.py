@@ -79,9 +79,9 @@ def test_approve_a_monthly_schedule_with_a_card(live: Live, page: Page, browser:
     assert made["status"] == "Pending"
     page.goto(made["approvalUrl"])
     expect(page.get_by_role("heading", name="Approve a payment schedule")).to_be_visible()
-    expect(page.locator("#amount")).to_have_text("49.99 USD each time")
+    expect(page.locator("#amount")).to_have_text("$49.99 each time")
     expect(page.locator("#cadence")).to_contain_text("Every month")
-    expect(page.locator("#first-date")).to_have_text("Friday 15 March 2030, 10:00")
+    expect(page.locator("#first-date")).to_have_text("Friday, March 15, 2030, 10:00 AM CDT")
     expect(page.get_by_text("after 12 payments")).to_be_visible()
     expect(page.get_by_text("Times are shown in America/Chicago")).to_be_visible()
     assert_inputs_labelled(page)
@@ -136,8 +136,8 @@ def test_approve_an_invoice_installment_plan_by_keyboard(live: Live, page: Page)
         201,
     )  # fmt: skip
     page.goto(made["approvalUrl"])
-    expect(page.locator("#amount")).to_have_text("40.00 USD each time")
-    expect(page.locator("#first-date")).to_have_text("Friday 15 March 2030, 10:00")
+    expect(page.locator("#amount")).to_have_text("$40.00 each time")
+    expect(page.locator("#first-date")).to_have_text("Friday, March 15, 2030, 10:00 AM CDT")
     expect(page.get_by_text(number, exact=True)).to_be_visible()
     assert_inputs_labelled(page)
 

@@ -55,7 +55,7 @@ def test_a_customer_request_is_approved_and_only_then_the_schedule_exists(
     assert len(token) >= 22  # at least 128 bits
     assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
     page = shop.client.get(page_path(made))
-    assert "40.00 USD" in page.text
+    assert "$40.00" in page.text
     assert "Every month" in page.text
     assert page.headers["x-frame-options"] == "DENY"
     response = approve(shop, page_path(made))
@@ -70,7 +70,9 @@ def test_a_customer_request_is_approved_and_only_then_the_schedule_exists(
     got = shop.ok(shop.get(f"/schedule-requests/{made['scheduleRequestId']}"))
     assert got["scheduledPaymentId"] == schedule.id
     # Approved: cannot be approved again, nor cancelled; the page says so.
-    assert "Schedule approved" in shop.client.get(page_path(made)).text
+    approved_page = shop.client.get(page_path(made)).text
+    assert "Schedule approved" in approved_page
+    assert "Visa ending in 4242" in approved_page  # the method the payer gave, by name
     assert shop.post(f"/schedule-requests/{made['scheduleRequestId']}/cancel").status_code == 409
 
 
@@ -277,3 +279,21 @@ def test_a_request_on_a_gateway_without_a_pay_page_is_refused_and_says_why(
         in (problem["errors"][0]["message"])
     )
     assert shop.read(lambda uow, m: uow.schedule_requests.list(m)) == []
+
+
+def test_a_card_the_gateway_cannot_verify_is_refused_and_nothing_is_saved(
+    shop: Shop, customer: dict[str, Any], clock: FixedClock
+) -> None:
+    """The simulator's vault verifies cards as a real one does: a card its issuer would
+    decline is not verified, so the schedule is not approved and no method is kept."""
+    cid = customer["customerId"]
+    made = shop.created(f"/customers/{cid}/schedule-requests", request_body(clock))
+    for token in ("sim_card_decline_1a2b", "sim_card_insufficient_1a2b"):
+        refused = approve(shop, page_path(made), token)
+        assert refused.status_code == 402, refused.text
+        assert "Visa ending in" not in refused.text
+        stored = shop.read(lambda uow, m: uow.schedule_requests.get(m, made["scheduleRequestId"]))
+        assert stored.status is RequestStatus.PENDING
+        assert shop.read(lambda uow, m: uow.scheduled_payments.list(m)) == []
+        assert shop.ok(shop.get(f"/customers/{cid}/payment-methods"))["data"] == []
+    assert approve(shop, page_path(made)).status_code == 303  # a good card still works

@@ -458,6 +458,7 @@ class BraintreeGateway:
             last4=_text(details.get("last4")),
             exp_month=_int(details.get("expirationMonth")),
             exp_year=_int(details.get("expirationYear")),
+            verified=verification.get("status") == "VERIFIED",  # the vault checked the card
         )
 
     # --- steps ---------------------------------------------------------------------------

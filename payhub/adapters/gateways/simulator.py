@@ -152,7 +152,14 @@ class SimulatorGateway:
             status = GatewayStatus.SUBMITTED
         else:
             status = GatewayStatus.CAPTURED if request.capture else GatewayStatus.AUTHORIZED
-        return GatewayResult(reference, status, request.amount, support={"simulator": "ok"})
+        return GatewayResult(
+            reference,
+            status,
+            request.amount,
+            support={"simulator": "ok"},
+            brand=found.brand,
+            last4=found.last4,
+        )
 
     def capture(
         self, creds: GatewayCredentials, reference: str, amount: Money, idempotency_key: str
@@ -207,4 +214,7 @@ class SimulatorGateway:
             exp_month=None if bank else 12,
             exp_year=None if bank else 2034,
             bank_name="Simulator Bank" if bank else None,
+            # The simulator's vault verifies like a real one: a card that would be declined
+            # (or whose issuer cannot be reached) is saved but not verified.
+            verified=found.decline is None and not found.unavailable and not found.timeout,
         )

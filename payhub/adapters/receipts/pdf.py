@@ -13,10 +13,11 @@ from pathlib import Path
 
 import attrs
 from fpdf import FPDF
-from fpdf.enums import XPos, YPos
+from fpdf.enums import MethodReturnValue, XPos, YPos
 
 _FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"))
 _PAGE_WIDTH_MM = 180.0  # A4 minus 15 mm margins
+_LINE_MM = 5.0  # one line of a table row
 
 
 @attrs.frozen
@@ -30,10 +31,12 @@ class ReceiptLine:
 
 @attrs.frozen
 class ReceiptPayment:
-    date: str
-    method: str
+    date: str  # in the merchant's time zone
+    method: str  # "Visa ending in 4242", "Bank account ending in 6789"
     status: str
     amount: str
+    reference: str = ""  # the gateway's reference for the charge
+    receipt_number: str = ""  # INV-000042-R1: the invoice number and the payment's position
 
 
 @attrs.frozen
@@ -42,13 +45,14 @@ class ReceiptDocument:
     merchant_name: str
     invoice_number: str
     status: str
-    facts: tuple[tuple[str, str], ...]  # ("Due date", "2025-07-01"), ...
+    facts: tuple[tuple[str, str], ...]  # ("Receipt number", "INV-000042-R2"), ...
     bill_to: tuple[str, ...]
     ship_to: tuple[str, ...]
     lines: tuple[ReceiptLine, ...]
     totals: tuple[tuple[str, str], ...]  # ("Subtotal", "$10.00"), ..., ("Amount due", ...)
     payments: tuple[ReceiptPayment, ...]
     footer: str = ""
+    merchant_contact: tuple[str, ...] = ()  # the merchant's address and phone, when known
 
 
 def _fonts(pdf: FPDF) -> tuple[str, bool]:
@@ -84,20 +88,42 @@ class _Writer:
             _PAGE_WIDTH_MM, height, self.text(value), new_x=XPos.LMARGIN, new_y=YPos.NEXT
         )
 
-    def row(self, cells: list[tuple[str, float, str]], bold: bool = False) -> None:
-        """One table row: (text, width in mm, align L/R)."""
-        self.font(9.5, bold)
-        y = self.pdf.get_y()
-        x = self.pdf.l_margin
-        bottom = y
-        for value, width, align in cells:
-            self.pdf.set_xy(x, y)
-            self.pdf.multi_cell(
-                width, 5.5, self.text(value), align=align, new_x=XPos.RIGHT, new_y=YPos.TOP
-            )
-            bottom = max(bottom, self.pdf.get_y() + 5.5)
-            x += width
-        self.pdf.set_xy(self.pdf.l_margin, bottom)
+    def row(
+        self, cells: list[tuple[str, float, str]], bold: bool = False, size: float = 9.5
+    ) -> None:
+        """One table row: (text, width in mm, align L/R).
+
+        Every cell is split into lines first and the row is drawn line by line, so cells
+        never run into one another: a row that fits on a page is moved whole to the next
+        page when it would not fit on this one, and a taller row continues there, line by
+        line, each cell in its own column (never text over text)."""
+        self.font(size, bold)
+        pdf = self.pdf
+        split = [self._lines(value, width, align) for value, width, align in cells]
+        count = max(len(lines) for lines in split)
+        body = pdf.page_break_trigger - pdf.t_margin
+        if pdf.get_y() + count * _LINE_MM > pdf.page_break_trigger and count * _LINE_MM <= body:
+            pdf.add_page()
+        for k in range(count):
+            if pdf.get_y() + _LINE_MM > pdf.page_break_trigger:
+                pdf.add_page()
+            y, x = pdf.get_y(), pdf.l_margin
+            for (_, width, align), lines in zip(cells, split, strict=True):
+                if k < len(lines) and lines[k]:
+                    pdf.set_xy(x, y)
+                    pdf.cell(width, _LINE_MM, lines[k], align=align)
+                x += width
+            pdf.set_xy(pdf.l_margin, y + _LINE_MM)
+        pdf.set_y(pdf.get_y() + 0.8)  # a little air between rows
+
+    def _lines(self, value: str, width: float, align: str) -> list[str]:
+        """The lines ``value`` takes in a column ``width`` mm wide (fpdf2's own wrapping)."""
+        lines = self.pdf.multi_cell(
+            width, _LINE_MM, self.text(value), align=align, dry_run=True,
+            output=MethodReturnValue.LINES,
+        )  # fmt: skip
+        assert isinstance(lines, list)
+        return [str(x) for x in lines] or [""]
 
     def rule(self) -> None:
         y = self.pdf.get_y() + 1
@@ -110,12 +136,16 @@ class _Writer:
 
 
 def render_receipt_pdf(doc: ReceiptDocument) -> bytes:
-    """The receipt as PDF bytes: merchant, number, addresses, lines, tax, totals, payments."""
+    """The receipt as PDF bytes: merchant and its contact details, receipt number, invoice,
+    payment date, method and gateway reference, addresses, lines, tax, totals, payments."""
     w = _Writer()
     w.pdf.set_title(w.text(f"{doc.title} {doc.invoice_number}"))
     w.pdf.set_author(w.text(doc.merchant_name))
     w.pdf.set_creator("payhub")
     w.line(doc.merchant_name, size=16, bold=True, height=8)
+    for contact in doc.merchant_contact:
+        w.line(contact, size=9, height=4.5)
+    w.gap(2)
     w.line(f"{doc.title} {doc.invoice_number}", size=13, bold=True, height=7)
     w.line(f"Status: {doc.status}")
     for label, value in doc.facts:
@@ -146,7 +176,7 @@ def render_receipt_pdf(doc: ReceiptDocument) -> bytes:
     w.gap(6)
     w.line("Payments", size=12, bold=True, height=7)
     if doc.payments:
-        pw = (46.0, 62.0, 36.0, 36.0)
+        pw = (50.0, 56.0, 44.0, 30.0)
         w.row(
             [("Date", pw[0], "L"), ("Method", pw[1], "L"), ("Status", pw[2], "L"),
              ("Amount", pw[3], "R")],
@@ -158,6 +188,10 @@ def render_receipt_pdf(doc: ReceiptDocument) -> bytes:
                 [(p.date, pw[0], "L"), (p.method, pw[1], "L"), (p.status, pw[2], "L"),
                  (p.amount, pw[3], "R")]
             )  # fmt: skip
+            ids = [f"Receipt {p.receipt_number}" if p.receipt_number else "",
+                   f"Gateway reference {p.reference}" if p.reference else ""]  # fmt: skip
+            if any(ids):
+                w.row([("    ".join(x for x in ids if x), _PAGE_WIDTH_MM, "L")], size=8.5)
     else:
         w.line("No payments yet.")
     if doc.footer:

@@ -698,4 +698,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         UPDATE idempotency_keys SET key = {key_digest}
         """,
     ),
+    Migration(
+        15,
+        "the card brand and last four (or the bank's last four) of each charge, for receipts",
+        """
+        ALTER TABLE transactions ADD COLUMN method_brand TEXT;
+        ALTER TABLE transactions ADD COLUMN method_last4 TEXT
+        """,
+    ),
 )

@@ -506,7 +506,7 @@ class SqlTransactions(_Repo):
     _COLUMNS = (
         "id, merchant_id, gateway, method_type, currency, amount, captured, refunded, status,"
         " gateway_reference, location_id, customer_id, payment_method_id, gateway_key,"
-        " decline_code, failure_message, created_at, updated_at"
+        " decline_code, failure_message, created_at, updated_at, method_brand, method_last4"
     )
 
     @staticmethod
@@ -530,6 +530,8 @@ class SqlTransactions(_Repo):
             "failure_message": tx.failure_message,
             "created_at": tx.created_at,
             "updated_at": tx.updated_at,
+            "method_brand": tx.method_brand,
+            "method_last4": tx.method_last4,
         }
 
     def add(self, tx: Transaction) -> None:
@@ -543,6 +545,7 @@ class SqlTransactions(_Repo):
             "UPDATE transactions SET status = :status, captured = :captured,"
             " refunded = :refunded, gateway_reference = :gateway_reference,"
             " decline_code = :decline_code, failure_message = :failure_message,"
+            " method_brand = :method_brand, method_last4 = :method_last4,"
             " updated_at = :updated_at WHERE id = :id",
             self._params(tx),
         )
@@ -572,6 +575,8 @@ class SqlTransactions(_Repo):
             failure_message=row["failure_message"],
             created_at=to_dt(row["created_at"]),
             updated_at=to_dt(row["updated_at"]),
+            method_brand=row["method_brand"],
+            method_last4=row["method_last4"],
         )
 
     def get(
