@@ -18,6 +18,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.domain.cardnumbers import contains_card_number
 from payhub.domain.money import amount_ceiling
 from tests.payments.conftest import CountingGateway
 
@@ -99,6 +100,11 @@ def test_more_digits_than_the_currency_has_are_refused_never_rounded(
     assert response.status_code == 400, (text, response.text)
     assert gateway.calls["charge"] == 0
     fields = {e["field"]: e["message"] for e in response.json()["errors"]}
+    if "body" in fields and contains_card_number(text):
+        # 13 to 19 digits in a row that pass Luhn look like a card number to the raw-card
+        # guard, which refuses the body before it is decoded: refused all the same.
+        assert "raw card" in fields["body"]
+        return
     assert "amount.value" in fields, fields
     if Decimal(text) <= CEILING:
         assert "decimal places" in fields["amount.value"]
