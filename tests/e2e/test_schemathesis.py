@@ -53,7 +53,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     db_url = f"sqlite:///{tmp / 'payhub.db'}"
     key = create_provider(db_url, tmp)
     cli(db_url, tmp, "links", "domain", "set", "--environment", "Sandbox", "go.payhub.example")
-    with serve(db_url, tmp) as base, httpx.Client(base_url=base, timeout=30) as client:
+    # Thousands of requests from one address, many deliberately unauthenticated, would spend
+    # the rate-limit budgets (tests/http/test_rate_limits.py holds those) and turn the fuzz
+    # run into 429s: the served process runs without them.
+    quiet = {"PAYHUB_RATE_LIMITS": "off"}
+    with (
+        serve(db_url, tmp, extra_env=quiet) as base,
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
         document = client.get("/schema/openapi.json").json()
         tour = spares(run(Tour(client, key, document)))
         yield Served(base, key, tour, tmp)
