@@ -18,6 +18,7 @@ from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.nuvei import NuveiGateway
 from payhub.adapters.gateways.paytrace import PayTraceGateway
 from payhub.adapters.gateways.stax import StaxGateway
+from payhub.adapters.gateways.stripe import StripeGateway
 from payhub.adapters.gateways.usaepay import UsaEpayGateway
 from payhub.domain.payments import GatewayCredentials
 from payhub.ports import Gateway
@@ -32,6 +33,7 @@ from tests.gateways.fakes import (
     nuvei,
     paytrace,
     stax,
+    stripe,
     usaepay,
 )
 from tests.gateways.scenarios.base import Driver
@@ -355,7 +357,49 @@ class Nuvei(Driver):
         return str(self.fake.fields_token(card)) if card else None
 
 
+class Stripe(Driver):
+    name = "stripe"
+    decline_tokens = {
+        "generic_decline": "pm_card_visa_chargeDeclined",
+        "insufficient_funds": "pm_card_visa_chargeDeclinedInsufficientFunds",
+        "expired_card": "pm_card_chargeDeclinedExpiredCard",
+        "incorrect_cvc": "pm_card_chargeDeclinedIncorrectCvc",
+        "fraudulent": "pm_card_chargeDeclinedFraudulent",
+        "processing_error": "pm_card_chargeDeclinedProcessingError",
+    }
+    creds = GatewayCredentials(api_secret=stripe.TEST_KEY, sandbox=True)
+    bad_creds = GatewayCredentials(api_secret="sk_test_not_the_key_0000", sandbox=True)
+
+    def make_fake(self) -> Any:
+        return stripe.FakeStripe()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return StripeGateway(client)
+
+    def card_token(self) -> str:
+        return str(self.fake.add_card())
+
+    def save_token(self) -> str:
+        return str(self.fake.add_card("mastercard", "4444"))
+
+    def charges_made(self) -> int:
+        return len(self.fake.payment_intents)
+
+
 DRIVERS: dict[str, type[Driver]] = {
     d.name: d
-    for d in (Nmi, Fiserv, Heartland, Elavon, Clover, Helcim, Stax, PayTrace, Forte, UsaEpay, Nuvei)
+    for d in (
+        Nmi,
+        Fiserv,
+        Heartland,
+        Elavon,
+        Clover,
+        Helcim,
+        Stax,
+        PayTrace,
+        Forte,
+        UsaEpay,
+        Nuvei,
+        Stripe,
+    )
 }
