@@ -74,6 +74,8 @@ class Driver:
     currency: ClassVar[str] = "USD"
     creds: ClassVar[GatewayCredentials]  # what the fake accepts (sandbox)
     bad_creds: ClassVar[GatewayCredentials]  # what it rejects as the merchant's credentials
+    # scenario (test function name) -> why this gateway's fake or adapter cannot play it
+    skips: ClassVar[dict[str, str]] = {}
 
     def __init__(self) -> None:
         self.fake: Any = self.make_fake()
