@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.checkout_com import CheckoutComGateway
 from payhub.adapters.gateways.clover import CloverGateway
 from payhub.adapters.gateways.elavon import ElavonGateway
@@ -25,6 +26,7 @@ from payhub.adapters.gateways.usaepay import UsaEpayGateway
 from payhub.domain.payments import GatewayCredentials
 from payhub.ports import Gateway
 from tests.gateways.fakes import (
+    braintree,
     checkout_com,
     clover,
     elavon,
@@ -466,6 +468,46 @@ class CheckoutCom(Driver):
         return len(self.fake.payments)
 
 
+class Braintree(Driver):
+    name = "braintree"
+    # the other families are declined by amount (2001, 2004, 2010, ...), not by nonce, and the
+    # scenario charges 10.00; test_braintree.py covers them
+    decline_tokens = {
+        "generic_decline": "fake-processor-declined-visa-nonce",
+        "fraudulent": "fake-gateway-rejected-fraud-nonce",
+    }
+    _fields = {"publicKey": braintree.PUBLIC_KEY, "merchantId": braintree.MERCHANT_ID}
+    creds = GatewayCredentials(braintree.PRIVATE_KEY, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials("not_the_private_key_0000", sandbox=True, fields=_fields)
+    skips = {
+        "test_a_malformed_answer_is_a_plain_gateway_error_that_never_echoes_it": (
+            "the adapter treats an unreadable HTTP 200 as outcome unknown (GatewayTimeout, so a"
+            " lookup settles it), on purpose: a mutation may have gone through"
+        ),
+    }
+
+    def make_fake(self) -> Any:
+        return braintree.FakeBraintree()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return BraintreeGateway(client)
+
+    def card_token(self) -> str:
+        return "fake-valid-visa-nonce"
+
+    def save_token(self) -> str:
+        return "fake-valid-mastercard-nonce"
+
+    def breaks(self, request: httpx.Request) -> bool:
+        return b"MerchantAccounts" not in request.content  # the currency's account, read first
+
+    def settle(self) -> None:
+        """Braintree refunds only settled sales (an unsettled one is voided)."""
+        for ref, tx in self.fake.transactions.items():
+            if tx["status"] in ("SUBMITTED_FOR_SETTLEMENT", "SETTLING"):
+                self.fake.settle(ref)
+
+
 DRIVERS: dict[str, type[Driver]] = {
     d.name: d
     for d in (
@@ -483,5 +525,6 @@ DRIVERS: dict[str, type[Driver]] = {
         Stripe,
         Square,
         CheckoutCom,
+        Braintree,
     )
 }
