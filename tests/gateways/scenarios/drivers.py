@@ -18,6 +18,7 @@ from payhub.adapters.gateways.heartland import HeartlandGateway
 from payhub.adapters.gateways.helcim import HelcimGateway
 from payhub.adapters.gateways.nmi import NmiGateway
 from payhub.adapters.gateways.nuvei import NuveiGateway
+from payhub.adapters.gateways.paypal import PayPalGateway
 from payhub.adapters.gateways.paytrace import PayTraceGateway
 from payhub.adapters.gateways.square import SquareGateway
 from payhub.adapters.gateways.stax import StaxGateway
@@ -36,6 +37,7 @@ from tests.gateways.fakes import (
     helcim,
     nmi,
     nuvei,
+    paypal,
     paytrace,
     square,
     stax,
@@ -508,6 +510,44 @@ class Braintree(Driver):
                 self.fake.settle(ref)
 
 
+class PayPal(Driver):
+    name = "paypal"
+    _names = {
+        "generic_decline": "CCREJECT-REFUSED",
+        "insufficient_funds": "CCREJECT-IF",
+        "expired_card": "CCREJECT-EC",
+        "incorrect_cvc": "CCREJECT-CVV_F",
+        "fraudulent": "CCREJECT-SF",
+    }
+    _fields = {"clientId": paypal.CLIENT_ID}
+    creds = GatewayCredentials(paypal.SECRET, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials("EWrongClientSecret9876", sandbox=True, fields=_fields)
+
+    def make_fake(self) -> Any:
+        return paypal.FakePayPal()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return PayPalGateway(client)
+
+    def card_token(self) -> str:
+        # an order the pay page's Card Fields approved; payhub sets its amount and intent
+        return str(self.fake.card_fields_order())
+
+    def save_token(self) -> str:
+        return str(self.fake.approved_setup_token())
+
+    def decline_token(self, family: str) -> str | None:
+        name = self._names.get(family)
+        return str(self.fake.card_fields_order(name=name)) if name else None
+
+    def breaks(self, request: httpx.Request) -> bool:
+        # the access token and the order's PATCH come first; the capture or authorize is the charge
+        return request.method == "POST" and request.url.path.endswith(("/capture", "/authorize"))
+
+    def charges_made(self) -> int:
+        return len(self.fake.captures) + len(self.fake.authorizations)
+
+
 DRIVERS: dict[str, type[Driver]] = {
     d.name: d
     for d in (
@@ -526,5 +566,6 @@ DRIVERS: dict[str, type[Driver]] = {
         Square,
         CheckoutCom,
         Braintree,
+        PayPal,
     )
 }
