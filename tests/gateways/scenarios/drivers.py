@@ -428,7 +428,7 @@ class Square(Driver):
 
 
 class CheckoutCom(Driver):
-    name = "checkout_com"
+    name = "checkout-com"
     creds = GatewayCredentials(
         checkout_com.SANDBOX_KEY, sandbox=True, fields={"processingChannelId": "pc_1"}
     )
