@@ -13,6 +13,7 @@ from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
 from payhub.adapters.gateways.braintree import BraintreeGateway
 from payhub.adapters.gateways.checkout_com import CheckoutComGateway
 from payhub.adapters.gateways.clover import CloverGateway
+from payhub.adapters.gateways.cybersource import CyberSourceGateway
 from payhub.adapters.gateways.elavon import ElavonGateway
 from payhub.adapters.gateways.fiserv import FiservGateway
 from payhub.adapters.gateways.forte import ForteGateway
@@ -34,6 +35,7 @@ from tests.gateways.fakes import (
     braintree,
     checkout_com,
     clover,
+    cybersource,
     elavon,
     fiserv,
     forte,
@@ -642,6 +644,35 @@ class Adyen(Driver):
         return len(self.fake.payments)
 
 
+class CyberSource(Driver):
+    name = "cybersource"
+    _names = {
+        "generic_decline": "declined",
+        "insufficient_funds": "insufficient",
+        "expired_card": "expired",
+        "incorrect_cvc": "cvn",
+        "fraudulent": "stolen",
+        "processing_error": "issuer-down",
+    }
+    _fields = {"merchantId": cybersource.MERCHANT_ID, "keyId": cybersource.KEY_ID}
+    creds = GatewayCredentials(cybersource.SECRET, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials(
+        "bm90LXRoZS1zaGFyZWQtc2VjcmV0LWF0LWFsbCE=", sandbox=True, fields=_fields
+    )
+
+    def make_fake(self) -> Any:
+        return cybersource.FakeCyberSource()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return CyberSourceGateway(client, now=lambda: NOW)
+
+    def card_token(self) -> str:
+        return str(self.fake.transient_token())  # a Microform JWT, usable once
+
+    def decline_token(self, family: str) -> str | None:
+        return cybersource.token(self._names[family])
+
+
 DRIVERS: dict[str, type[Driver]] = {
     d.name: d
     for d in (
@@ -663,5 +694,6 @@ DRIVERS: dict[str, type[Driver]] = {
         PayPal,
         AuthorizeNet,
         Adyen,
+        CyberSource,
     )
 }
