@@ -17,6 +17,7 @@ from payhub.adapters.gateways.cybersource import CyberSourceGateway
 from payhub.adapters.gateways.elavon import ElavonGateway
 from payhub.adapters.gateways.fiserv import FiservGateway
 from payhub.adapters.gateways.forte import ForteGateway
+from payhub.adapters.gateways.global_payments import GlobalPaymentsGateway
 from payhub.adapters.gateways.heartland import HeartlandGateway
 from payhub.adapters.gateways.helcim import HelcimGateway
 from payhub.adapters.gateways.nmi import NmiGateway
@@ -40,6 +41,7 @@ from tests.gateways.fakes import (
     elavon,
     fiserv,
     forte,
+    global_payments,
     heartland,
     helcim,
     nmi,
@@ -709,6 +711,39 @@ class Worldpay(Driver):
         return "pp_mastercard"
 
 
+class GlobalPayments(Driver):
+    name = "global-payments"
+    decline_tokens = {  # PMT_decline_<payment_method.result>
+        "generic_decline": "PMT_decline_05",
+        "insufficient_funds": "PMT_decline_51",
+        "expired_card": "PMT_decline_54",
+        "incorrect_cvc": "PMT_decline_N7",
+        "fraudulent": "PMT_decline_43",
+        "processing_error": "PMT_decline_91",
+    }
+    _fields = {"appId": global_payments.APP_ID}
+    creds = GatewayCredentials(global_payments.APP_KEY, sandbox=True, fields=_fields)
+    bad_creds = GatewayCredentials("notTheAppKey", sandbox=True, fields=_fields)
+
+    def make_fake(self) -> Any:
+        return global_payments.FakeGlobalPayments()
+
+    def make_gateway(self, client: httpx.Client) -> Gateway:
+        return GlobalPaymentsGateway(client, now=lambda: NOW)
+
+    def card_token(self) -> str:
+        return str(self.fake.single_use_token())  # what globalpayments.js hands out
+
+    def breaks(self, request: httpx.Request) -> bool:
+        return request.url.path != "/ucp/accesstoken"  # the access token is not the operation
+
+    def settle(self) -> None:
+        self.fake.batch()
+
+    def charges_made(self) -> int:
+        return sum(1 for t in self.fake.transactions.values() if t["type"] == "SALE")
+
+
 DRIVERS: dict[str, type[Driver]] = {
     d.name: d
     for d in (
@@ -732,5 +767,6 @@ DRIVERS: dict[str, type[Driver]] = {
         Adyen,
         CyberSource,
         Worldpay,
+        GlobalPayments,
     )
 }
