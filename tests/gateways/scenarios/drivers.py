@@ -519,6 +519,9 @@ class Braintree(Driver):
             if tx["status"] in ("SUBMITTED_FOR_SETTLEMENT", "SETTLING"):
                 self.fake.settle(ref)
 
+    def charges_made(self) -> int:
+        return len(self.fake.transactions)  # refunds are kept apart
+
 
 class PayPal(Driver):
     name = "paypal"
@@ -594,6 +597,9 @@ class AuthorizeNet(Driver):
 
     def settle(self) -> None:
         self.fake.settle()
+
+    def charges_made(self) -> int:
+        return sum(1 for t in self.fake.transactions.values() if t.type != "refundTransaction")
 
 
 class Adyen(Driver):
@@ -676,6 +682,9 @@ class CyberSource(Driver):
     def decline_token(self, family: str) -> str | None:
         return cybersource.token(self._names[family])
 
+    def charges_made(self) -> int:
+        return len(self.fake.payments())
+
 
 class Worldpay(Driver):
     name = "worldpay"
@@ -709,6 +718,9 @@ class Worldpay(Driver):
 
     def save_token(self) -> str:
         return "pp_mastercard"
+
+    def charges_made(self) -> int:
+        return len(self.fake.of_kind("sale")) + len(self.fake.of_kind("authorization"))
 
 
 class GlobalPayments(Driver):
