@@ -34,7 +34,6 @@ from payhub.domain.payments import (
     GatewayCredentialsRejected,
     GatewayError,
     GatewayStatus,
-    GatewayTimeout,
     GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
@@ -517,16 +516,6 @@ def test_a_server_error_is_gateway_unavailable(
 
     assert raised.value.retry_safe
     assert fake.transactions == {}
-
-
-def test_a_timeout_is_gateway_timeout(creds: GatewayCredentials) -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        raise httpx.ReadTimeout("no answer", request=request)
-
-    gateway = CyberSourceGateway(httpx.Client(transport=httpx.MockTransport(handler)))
-
-    with pytest.raises(GatewayTimeout):
-        gateway.charge(creds, card(usd("10.00")))
 
 
 def test_a_body_that_is_not_json_is_a_gateway_error(creds: GatewayCredentials) -> None:

@@ -22,7 +22,6 @@ from payhub.domain.payments import (
     GatewayCredentialsRejected,
     GatewayError,
     GatewayStatus,
-    GatewayTimeout,
     GatewayUnavailable,
     MethodType,
     PaymentMethodInvalid,
@@ -487,16 +486,6 @@ def test_a_500_is_gateway_unavailable(
 
     assert raised.value.retry_safe
     assert fake.payments == {}
-
-
-def test_a_timeout_is_gateway_timeout(creds: GatewayCredentials) -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        raise httpx.ReadTimeout("no answer", request=request)
-
-    gateway = SquareGateway(httpx.Client(transport=httpx.MockTransport(handler)))
-
-    with pytest.raises(GatewayTimeout):
-        gateway.charge(creds, card(usd("10.00")))
 
 
 def test_a_body_that_is_not_json_is_a_gateway_error(creds: GatewayCredentials) -> None:
