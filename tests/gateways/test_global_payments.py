@@ -266,27 +266,6 @@ def test_bank_accounts_are_refused_before_any_call(
     assert fake.requests == []
 
 
-@pytest.mark.parametrize(
-    ("result", "decline_code"),
-    [
-        ("51", "insufficient_funds"),
-        ("54", "expired_card"),
-        ("N7", "incorrect_cvc"),
-        ("43", "fraudulent"),
-        ("05", "generic_decline"),
-        ("91", "processing_error"),
-    ],
-)
-def test_declines_carry_a_normalised_code(
-    gateway: GlobalPaymentsGateway, creds: GatewayCredentials, result: str, decline_code: str
-) -> None:
-    with pytest.raises(Declined) as raised:
-        gateway.charge(creds, card(usd("10.00"), token=f"PMT_decline_{result}"))
-
-    assert raised.value.decline_code == decline_code
-    assert raised.value.gateway == "global-payments"
-
-
 def test_a_declined_transaction_reads_as_declined(
     fake: FakeGlobalPayments, gateway: GlobalPaymentsGateway, creds: GatewayCredentials
 ) -> None:
