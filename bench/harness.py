@@ -52,11 +52,17 @@ UNLIMITED = {
 
 @contextmanager
 def payhub_server(
-    db_url: str | None = None, workers: int = 1, rate_limits: bool = True
+    db_url: str | None = None,
+    workers: int = 1,
+    rate_limits: bool = True,
+    key_file: str | None = None,
 ) -> Iterator[tuple[str, str]]:
-    """A real ``payhub serve`` process; yields (base URL, a sandbox provider key)."""
+    """A real ``payhub serve`` process; yields (base URL, a sandbox provider key).
+
+    ``key_file``: the master key to use, for a caller that runs other ``payhub`` commands on
+    the same database (the database refuses any other key)."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PAYHUB_KEY_FILE": f"{tmp}/payhub.key", **UNLIMITED}
+        env = {**os.environ, "PAYHUB_KEY_FILE": key_file or f"{tmp}/payhub.key", **UNLIMITED}
         if not rate_limits:
             env["PAYHUB_RATE_LIMITS"] = "off"
         db = db_url or f"sqlite:///{tmp}/payhub.db"

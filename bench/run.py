@@ -249,7 +249,10 @@ def _short_link_run(db_url: str, seconds: int) -> tuple[dict[str, float], dict[s
     redirect counts), then as a crawler (none does); and the click count payhub reports."""
     import httpx
 
-    with payhub_server(db_url) as (url, key), tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        payhub_server(db_url, key_file=f"{tmp}/k") as (url, key),
+    ):
         subprocess.run(
             [PAYHUB, "links", "domain", "set", "--environment", "sandbox", LINK_HOST],
             env={**os.environ, "PAYHUB_DATABASE_URL": db_url, "PAYHUB_KEY_FILE": f"{tmp}/k"},
