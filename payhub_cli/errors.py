@@ -55,20 +55,10 @@ def shown_url(url: str | None) -> str:
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [sqlite3.Error]
-    try:
-        import psycopg
+    import psycopg  # payhub's own dependencies: imported here to keep the CLI's start light
+    import psycopg_pool
 
-        errors.append(psycopg.Error)
-    except ImportError:  # pragma: no cover - PostgreSQL support not installed
-        pass
-    try:
-        import psycopg_pool
-
-        errors.append(psycopg_pool.PoolTimeout)
-    except ImportError:  # pragma: no cover
-        pass
-    return tuple(errors)
+    return (sqlite3.Error, psycopg.Error, psycopg_pool.PoolTimeout)
 
 
 def _first_line(error: BaseException) -> str:

@@ -23,7 +23,7 @@ from payhub.domain.payments import (
     PaymentSource,
     SaveMethodRequest,
 )
-from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts import ContractViolation, checked_transport
 from tests.gateways.contracts.checkout_com.validator import validate, validate_request
 from tests.gateways.contracts.replay import replaying
 from tests.gateways.fakes.checkout_com import SANDBOX_KEY, FakeCheckoutCom
@@ -151,14 +151,8 @@ def test_the_fake_answers_a_misspelled_field_422_as_checkout_com_would() -> None
 
 def test_every_request_the_adapter_sends_conforms() -> None:
     fake = FakeCheckoutCom()
-    seen: list[httpx.Request] = []
-
-    def checked(request: httpx.Request) -> httpx.Response:
-        validate_request(request)
-        seen.append(request)
-        return fake.handler(request)
-
-    with httpx.Client(transport=httpx.MockTransport(checked)) as client:
+    transport, seen = checked_transport(validate_request, fake.handler)
+    with httpx.Client(transport=transport) as client:
         gateway = CheckoutComGateway(client)
         saved = gateway.save_payment_method(
             CREDS,

@@ -28,7 +28,7 @@ from payhub.domain.payments import (
     SaveMethodRequest,
 )
 from tests.conftest import START, Account
-from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts import ContractViolation, checked_transport
 from tests.gateways.contracts.replay import replaying
 from tests.gateways.contracts.square.validator import (
     response_type,
@@ -107,14 +107,8 @@ def test_the_fake_refuses_a_misspelled_field_and_checks_its_own_answers() -> Non
 
 def test_every_request_the_adapter_sends_conforms() -> None:
     fake = FakeSquare()
-    seen: list[httpx.Request] = []
-
-    def checked(request: httpx.Request) -> httpx.Response:
-        validate_request(request)
-        seen.append(request)
-        return fake.handler(request)
-
-    with httpx.Client(transport=httpx.MockTransport(checked)) as client:
+    transport, seen = checked_transport(validate_request, fake.handler)
+    with httpx.Client(transport=transport) as client:
         gateway = SquareGateway(client)
         card = PaymentSource(MethodType.CARD, token="cnon:card-nonce-ok")
         sale = gateway.charge(CREDS, ChargeRequest(usd("10.00"), card, True, "s", "Invoice 3"))

@@ -31,7 +31,7 @@ from payhub.domain.payments import (
     SaveMethodRequest,
 )
 from tests.conftest import START, Account
-from tests.gateways.contracts import ContractViolation
+from tests.gateways.contracts import ContractViolation, checked_transport
 from tests.gateways.contracts.replay import replaying
 from tests.gateways.contracts.stripe.validator import decode, validate, validate_request
 from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
@@ -108,14 +108,8 @@ def test_the_fake_answers_a_misspelled_param_400_and_keeps_it() -> None:
 
 def test_every_request_the_adapter_sends_fits_the_params() -> None:
     fake = FakeStripe()
-    seen: list[httpx.Request] = []
-
-    def checked(request: httpx.Request) -> httpx.Response:
-        validate_request(request)
-        seen.append(request)
-        return fake.handler(request)
-
-    with httpx.Client(transport=httpx.MockTransport(checked)) as client:
+    transport, seen = checked_transport(validate_request, fake.handler)
+    with httpx.Client(transport=transport) as client:
         gateway = StripeGateway(client)
         card = PaymentSource(MethodType.CARD, token="pm_card_visa")
         sale = gateway.charge(CREDS, ChargeRequest(usd("20.00"), card, True, "s", "Invoice 9"))
