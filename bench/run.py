@@ -2,6 +2,7 @@
 
 .venv/bin/python -m bench.run foundation [--seconds 5]
 .venv/bin/python -m bench.run links [--seconds 5]
+.venv/bin/python -m bench.run webhooks [--items 2000]
 """
 
 from __future__ import annotations
@@ -146,6 +147,36 @@ def schedules(items: int) -> None:
     )
 
 
+def webhooks(items: int) -> None:
+    from bench.webhooks import EVENTS_PER_OBJECT, run
+
+    rows = []
+    for workers in (1, 4):
+        url, drop = _pg_schema_url()
+        try:
+            result = run(url, items, workers)
+        finally:
+            drop()
+        rows.append(
+            [
+                workers,
+                items,
+                result["events_per_s"],
+                result["seconds"],
+                int(result["received"]),
+                int(result["twice"]),
+                int(result["missing"]),
+                int(result["out_of_order"]),
+            ]
+        )
+    print_table(
+        f"Webhook events delivered end to end on PostgreSQL to a loopback receiver, {items}"
+        f" events ({EVENTS_PER_OBJECT} per object, in order per object)",
+        rows,
+        ["workers", "events", "events/s", "seconds", "POSTs", "twice", "missing", "out of order"],
+    )
+
+
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
@@ -158,7 +189,7 @@ def payments(seconds: int) -> None:
 
     import httpx
 
-    from payhub.adapters.gateways.simulator import SimulatorGateway
+    from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
     from payhub.domain.money import Money
     from payhub.domain.payments import (
         ChargeRequest,
@@ -335,7 +366,8 @@ def links(seconds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "suite", choices=["foundation", "stores", "leasing", "payments", "links", "schedules"]
+        "suite",
+        choices=["foundation", "stores", "leasing", "payments", "links", "schedules", "webhooks"],
     )
     parser.add_argument("--items", type=int, default=5000, help="leasing: due items")
     parser.add_argument("--seconds", type=int, default=5)
@@ -352,6 +384,8 @@ def main() -> None:
         links(args.seconds)
     elif args.suite == "schedules":
         schedules(args.items if args.items != 5000 else 200)
+    elif args.suite == "webhooks":
+        webhooks(args.items if args.items != 5000 else 2000)
 
 
 if __name__ == "__main__":

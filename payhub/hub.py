@@ -14,33 +14,56 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from payhub.adapters.gateways.registry import default_gateways
+from payhub.adapters.gateways.registry import default_catalog, default_gateways
 from payhub.adapters.master_key import default_key_file, open_master_keys
 from payhub.adapters.messaging import mailer_from_env, sms_from_env, status_callback_url
+from payhub.adapters.passwords import Argon2Passwords
 from payhub.adapters.secrets import FernetSecretBox
 from payhub.adapters.storage import open_store
 from payhub.adapters.system import SystemClock, SystemRandomness
+from payhub.adapters.webhooks.sender import HttpWebhookSender
 from payhub.domain.accounts import Merchant
 from payhub.domain.environments import Environment
 from payhub.domain.errors import NotFound
-from payhub.domain.gateways import GatewayInfo, gateways_for
-from payhub.ports import Clock, Gateway, Mailer, Randomness, SecretBox, SmsSender, Store
+from payhub.domain.gateways import GatewayCatalog, GatewayInfo
+from payhub.ports import (
+    Clock,
+    Gateway,
+    Mailer,
+    PasswordHasher,
+    Randomness,
+    SecretBox,
+    SmsSender,
+    Store,
+    WebhookSender,
+)
 from payhub.services.auth import Authenticator, Caller
 from payhub.services.catalog import Categories, Products, TaxRates
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
+from payhub.services.events import Events
 from payhub.services.invoices import Invoices, PayPages
 from payhub.services.links import OPENS_FLUSH_S, LinkAdmin, Redirects, ShortHosts, ShortLinks
 from payhub.services.locations import Locations
 from payhub.services.merchants import Credentials, Merchants
 from payhub.services.messaging import QUEUE as OUTBOX_QUEUE
 from payhub.services.messaging import Inbound, Outbox, Texting
+from payhub.services.notices import TYPES as NOTICE_TYPES
+from payhub.services.notices import Notices
 from payhub.services.operators import Operators
 from payhub.services.payments import Payments
+from payhub.services.portal_accounts import PortalAccounts
 from payhub.services.schedule_requests import Approvals, ScheduleRequests
 from payhub.services.schedules import QUEUE as SCHEDULES_QUEUE
 from payhub.services.schedules import Runner, ScheduledPayments
+from payhub.services.webhooks import QUEUE as WEBHOOKS_QUEUE
+from payhub.services.webhooks import Deliverer, WebhookEndpoints, WebhookReaction
 from payhub.services.worker import DeadLetters, JobHandler
+from payhub.wire.snapshots import WireSnapshots
+
+# Test-only: webhook endpoints on localhost / 127.0.0.1 / [::1] for sandbox providers.
+# Production providers never get it (docs/webhooks.md).
+ALLOW_LOOPBACK_ENV = "PAYHUB_WEBHOOKS_ALLOW_LOOPBACK"
 
 DEFAULT_DATABASE_URL = "sqlite:///payhub.db"
 
@@ -73,18 +96,30 @@ class MerchantScope:
 class ProviderScope:
     """The operations one caller may perform; a merchant key's scope is narrower."""
 
-    def __init__(self, deps: Deps, caller: Caller, gateways: dict[str, Gateway]) -> None:
+    def __init__(
+        self,
+        deps: Deps,
+        caller: Caller,
+        gateways: dict[str, Gateway],
+        allow_loopback_webhooks: bool = False,
+    ) -> None:
         self._deps = deps
         self._gateways = gateways
         self.caller = caller
         self.merchants = Merchants(deps, caller)
         self.short_links = ShortLinks(deps, caller)
+        self.webhooks = WebhookEndpoints(deps, caller, allow_loopback=allow_loopback_webhooks)
+        self.events = Events(deps, caller)
 
     def merchant(self, reference: str) -> MerchantScope:
         return MerchantScope(self._deps, self.caller, reference, self._gateways)
 
+    @property
+    def catalog(self) -> GatewayCatalog:
+        return self._deps.catalog
+
     def gateways(self) -> list[GatewayInfo]:
-        return gateways_for(self.caller.environment)
+        return self._deps.catalog.for_environment(self.caller.environment)
 
 
 class PayHub:
@@ -98,16 +133,27 @@ class PayHub:
         public_url: str | None = None,
         sms: SmsSender | None = None,
         mailer: Mailer | None = None,
+        webhook_sender: WebhookSender | None = None,
+        allow_loopback_webhooks: bool | None = None,
+        catalog: GatewayCatalog | None = None,
+        passwords: PasswordHasher | None = None,
     ) -> None:
         self.gateway_adapters = gateways if gateways is not None else default_gateways()
+        self.catalog = catalog if catalog is not None else default_catalog()
         self.deps = Deps(
             store=store,
             clock=clock or SystemClock(),
             randomness=randomness or SystemRandomness(),
             secrets=secrets,
+            snapshots=WireSnapshots(),
+            catalog=self.catalog,
             public_url=public_url or os.environ.get("PAYHUB_PUBLIC_URL") or "http://localhost:8000",
         )
         self.store = store
+        # Reactions to domain events, each enqueuing its own work in the change's transaction
+        # (docs/architecture.md, "Domain events"). Texting and email:
+        self.deps.reactions.register("messaging", Notices(self.deps), NOTICE_TYPES)
+        self.deps.reactions.register("webhooks", WebhookReaction(self.deps))
         self.operators = Operators(self.deps)
         self.dead_letters = DeadLetters(self.deps)
         self._auth = Authenticator(self.deps)
@@ -127,7 +173,16 @@ class PayHub:
         self.outbox = Outbox(self.deps, self.sms, self.mailer)
         self.inbound = Inbound(self.deps, self.sms)
         self.pay_pages = PayPages(self.deps, self.gateway_adapters)
+        if allow_loopback_webhooks is None:
+            allow_loopback_webhooks = os.environ.get(ALLOW_LOOPBACK_ENV, "") in ("1", "true")
+        self.allow_loopback_webhooks = allow_loopback_webhooks
+        self.webhook_sender = webhook_sender if webhook_sender is not None else HttpWebhookSender()
+        self.webhooks = Deliverer(
+            self.deps, self.webhook_sender, self.mailer, allow_loopback=allow_loopback_webhooks
+        )
         self.approvals = Approvals(self.deps, self.gateway_adapters)
+        # The admin portal's accounts (argon2id passwords; invites go out by the mailer).
+        self.portal = PortalAccounts(self.deps, passwords or Argon2Passwords(), self.mailer)
 
     @classmethod
     def open(
@@ -143,6 +198,9 @@ class PayHub:
         public_url: str | None = None,
         sms: SmsSender | None = None,
         mailer: Mailer | None = None,
+        webhook_sender: WebhookSender | None = None,
+        allow_loopback_webhooks: bool | None = None,
+        catalog: GatewayCatalog | None = None,
     ) -> PayHub:
         """Open a database by URL and the master key from ``secret_key``, the
         ``PAYHUB_SECRET_KEY`` environment variable, or a key file (``PAYHUB_KEY_FILE``, by
@@ -173,6 +231,9 @@ class PayHub:
             public_url=public_url,
             sms=sms,
             mailer=mailer,
+            webhook_sender=webhook_sender,
+            allow_loopback_webhooks=allow_loopback_webhooks,
+            catalog=catalog,
         )
 
     def job_handlers(self) -> dict[str, JobHandler]:
@@ -180,6 +241,7 @@ class PayHub:
         handlers: dict[str, JobHandler] = {}
         handlers[OUTBOX_QUEUE] = self.outbox.deliver
         handlers[SCHEDULES_QUEUE] = Runner(self.deps, self.gateway_adapters).handle
+        handlers[WEBHOOKS_QUEUE] = self.webhooks.handle
         return handlers
 
     def close(self) -> None:
@@ -202,8 +264,7 @@ class PayHub:
         return Caller(provider.id, provider.environment, api_key_id="in-process")
 
     def provider(self, caller: Caller) -> ProviderScope:
-        return ProviderScope(self.deps, caller, self.gateway_adapters)
+        return ProviderScope(self.deps, caller, self.gateway_adapters, self.allow_loopback_webhooks)
 
-    @staticmethod
-    def gateways(environment: Environment) -> list[GatewayInfo]:
-        return gateways_for(environment)
+    def gateways(self, environment: Environment) -> list[GatewayInfo]:
+        return self.catalog.for_environment(environment)

@@ -18,11 +18,13 @@ from payhub.domain.catalog import Category, Product
 from payhub.domain.consent import ConsentRecord
 from payhub.domain.customers import Customer, StoredPaymentMethod
 from payhub.domain.environments import Environment
+from payhub.domain.events import DomainEvent, ObjectType
 from payhub.domain.invoices import Invoice, InvoicePayment, PaymentSourceKind
 from payhub.domain.links import (
     BlockedDomain,
     ClickTotal,
     LinkQuery,
+    LinkStatus,
     Resolved,
     ShortLink,
     UsageRecord,
@@ -39,6 +41,12 @@ from payhub.domain.payments import (
     Transaction,
     TransactionEvent,
 )
+from payhub.domain.portal import (
+    PortalSessionRecord,
+    PortalTokenRecord,
+    PortalUserRecord,
+    TokenPurpose,
+)
 from payhub.domain.schedules import (
     RunTrigger,
     ScheduledPayment,
@@ -47,6 +55,7 @@ from payhub.domain.schedules import (
     ScheduleStatus,
 )
 from payhub.domain.taxes import ObservedTaxRate, TaxRate, TaxSettings
+from payhub.domain.webhooks import DeliveryAttempt, WebhookDelivery, WebhookEndpoint
 
 
 class Clock(Protocol):
@@ -527,6 +536,10 @@ class ShortLinkRepository(Protocol):
         """Revoke if not yet revoked (a repeat keeps the first time and reason)."""
         ...
 
+    def unrevoked_on_domain(self, domain: str) -> Sequence[ShortLink]:
+        """The links ``revoke_on_domain`` would revoke now (oldest first)."""
+        ...
+
     def revoke_on_domain(self, domain: str, at: datetime, reason: str) -> int:
         """Revoke every unrevoked link whose target is on ``domain`` or under it."""
         ...
@@ -677,6 +690,10 @@ class MessageRepository(Protocol):
         """The merchant whose text to ``phone`` went out last (for HELP replies)."""
         ...
 
+    def caused_by(self, event_id: str) -> list[Message]:
+        """The messages a domain event queued (``Message.event_id``), oldest first."""
+        ...
+
     def list(
         self,
         merchant_id: str | None,
@@ -754,6 +771,187 @@ class ScheduleRequestRepository(Protocol):
         ...
 
 
+class WebhookRepository(Protocol):
+    """Webhook endpoints, their deliveries (one per event and endpoint) and the attempt log."""
+
+    def add_endpoint(self, endpoint: WebhookEndpoint) -> None: ...
+
+    def get_endpoint(
+        self, provider_id: str, endpoint_id: str, for_update: bool = False
+    ) -> WebhookEndpoint | None:
+        """Not deleted; ``for_update`` locks the row until the unit of work ends."""
+        ...
+
+    def save_endpoint(self, endpoint: WebhookEndpoint) -> None: ...
+
+    def list_endpoints(
+        self,
+        provider_id: str,
+        merchant_id: str | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> list[WebhookEndpoint]:
+        """Not deleted, oldest first (by creation, then id); ``merchant_id`` keeps only the
+        endpoints limited to that merchant."""
+        ...
+
+    def enabled_endpoints(self, provider_id: str) -> list[WebhookEndpoint]: ...
+
+    def lock_chain(self, endpoint_id: str, object_id: str) -> int:
+        """Queue deliveries of one object to one endpoint behind one another until the unit
+        of work ends; the highest ``seq`` used so far (0 when none)."""
+        ...
+
+    def has_open(self, endpoint_id: str, object_id: str) -> bool:
+        """Whether a delivery of the object to the endpoint is waiting or pending."""
+        ...
+
+    def add_delivery(self, delivery: WebhookDelivery) -> None: ...
+
+    def get_delivery(
+        self, delivery_id: str, for_update: bool = False
+    ) -> WebhookDelivery | None: ...
+
+    def save_delivery(self, delivery: WebhookDelivery) -> None: ...
+
+    def next_waiting(self, endpoint_id: str, object_id: str) -> WebhookDelivery | None:
+        """The waiting delivery of that object to that endpoint with the lowest ``seq``."""
+        ...
+
+    def deliveries_of_event(self, provider_id: str, event_id: str) -> list[WebhookDelivery]:
+        """Oldest first."""
+        ...
+
+    def add_attempt(self, attempt: DeliveryAttempt) -> None: ...
+
+    def attempts(
+        self, endpoint_id: str, after: str | None = None, limit: int = 50
+    ) -> list[DeliveryAttempt]:
+        """The endpoint's attempt log, newest first; ``after`` is an attempt id."""
+        ...
+
+    def purge_finished_before(self, cutoff: datetime) -> int:
+        """Forget deliveries that finished before ``cutoff`` and their attempts; how many
+        deliveries."""
+        ...
+
+
+# --- domain events -------------------------------------------------------------------------
+
+
+@attrs.frozen
+class EventQuery:
+    """Which events a list shows: one provider's, narrowed to one merchant, to some types,
+    to one object, and to those created at or after ``since`` (the retention window)."""
+
+    provider_id: str
+    merchant_id: str | None = None
+    types: frozenset[str] | None = None
+    object_type: ObjectType | None = None
+    object_id: str | None = None
+    since: datetime | None = None
+
+
+class EventRepository(Protocol):
+    """Domain events, written by the unit of work of the change that caused them."""
+
+    def add(self, event: DomainEvent) -> None: ...
+
+    def get(self, event_id: str) -> DomainEvent | None: ...
+
+    def list(
+        self, query: EventQuery, after: str | None = None, limit: int = 50
+    ) -> list[DomainEvent]:
+        """Newest first (in recording order); ``after`` is the id of the previous page's last
+        event (events older than it follow)."""
+        ...
+
+    def purge_before(self, cutoff: datetime) -> int:
+        """Forget events created before ``cutoff``; returns how many."""
+        ...
+
+
+class Snapshots(Protocol):
+    """Objects as the API returns them (JSON values, money as ``Decimal``), for events' data.
+
+    The composition root provides it (``payhub.wire.snapshots``, the same presenters the HTTP
+    API answers with), so an event's ``data`` is the API's representation whichever process
+    (server, worker, CLI, in-process SDK) recorded it.
+    """
+
+    def payment(self, tx: Transaction, ledger: Sequence[TransactionEvent]) -> dict[str, Any]: ...
+
+    def invoice(self, invoice: Invoice, pay_url: str) -> dict[str, Any]: ...
+
+    def customer(self, customer: Customer) -> dict[str, Any]: ...
+
+    def scheduled_payment(
+        self, schedule: ScheduledPayment, runs: Sequence[ScheduleRun]
+    ) -> dict[str, Any]: ...
+
+    def schedule_request(self, request: ScheduleRequest, approval_url: str) -> dict[str, Any]: ...
+
+    def short_link(
+        self, link: ShortLink, short_url: str | None, status: LinkStatus, clicks: ClickTotal
+    ) -> dict[str, Any]: ...
+
+
+class PortalUserRepository(Protocol):
+    def add(self, user: PortalUserRecord) -> None:
+        """Raises ``Conflict`` when a user has that email address."""
+        ...
+
+    def get(self, user_id: str) -> PortalUserRecord | None: ...
+
+    def get_by_email(self, email: str) -> PortalUserRecord | None: ...
+
+    def save(self, user: PortalUserRecord) -> None:
+        """Write back every mutable field (name, role, password hash, two-factor, status)."""
+        ...
+
+    def list(
+        self,
+        merchant_id: str | None = None,
+        operators: bool = False,
+        environment: Environment | None = None,
+    ) -> list[PortalUserRecord]:
+        """By email. ``merchant_id``: that merchant's users; ``operators``: the operator's;
+        neither: everyone (in ``environment`` when given)."""
+        ...
+
+
+class PortalSessionRepository(Protocol):
+    def add(self, session: PortalSessionRecord) -> None: ...
+
+    def get(self, digest: str) -> PortalSessionRecord | None: ...
+
+    def touch(self, digest: str, at: datetime) -> None: ...
+
+    def delete(self, digest: str) -> None: ...
+
+    def delete_for_user(self, user_id: str) -> int:
+        """End every session of the user (disabled, password changed); how many."""
+        ...
+
+    def purge(self, now: datetime) -> int:
+        """Forget sessions past their absolute end; how many."""
+        ...
+
+
+class PortalTokenRepository(Protocol):
+    def add(self, token: PortalTokenRecord) -> None: ...
+
+    def get(self, digest: str, for_update: bool = False) -> PortalTokenRecord | None: ...
+
+    def use(self, digest: str, at: datetime) -> bool:
+        """Mark it used; False when it already was (two tabs racing: one wins)."""
+        ...
+
+    def revoke_for_user(self, user_id: str, purpose: TokenPurpose, at: datetime) -> int:
+        """Spend every unused token of that purpose (a new invite voids the old ones)."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through it commits together or not at all."""
 
@@ -781,6 +979,11 @@ class UnitOfWork(Protocol):
     schedule_requests: ScheduleRequestRepository
     gateway_public_fields: GatewayPublicFieldRepository
     master_key: MasterKeyRepository
+    webhooks: WebhookRepository
+    events: EventRepository
+    portal_users: PortalUserRepository
+    portal_sessions: PortalSessionRepository
+    portal_tokens: PortalTokenRepository
 
 
 @attrs.frozen
@@ -861,6 +1064,21 @@ class FindsLostCharges(Protocol):
     def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None: ...
 
 
+@runtime_checkable
+class MakesPayPageSessions(Protocol):
+    """A gateway whose browser SDK needs a value made server-side before it can take a card
+    (PayTrace Protect.js's client key, a GP-API single-use access token...).
+
+    ``pay_page_session`` asks the gateway for it with the merchant's credentials and returns
+    only what the page may see (no secret): the names are the gateway's pay-page driver's
+    ``session`` values. ``origin`` is the pages' origin (``https://pay.example.com``), which
+    some SDKs are bound to (CyberSource Microform's targetOrigins). It raises the
+    ``payhub.domain.payments`` failures like every call.
+    """
+
+    def pay_page_session(self, creds: GatewayCredentials, origin: str) -> dict[str, str]: ...
+
+
 # --- messaging -----------------------------------------------------------------------------
 
 
@@ -884,6 +1102,16 @@ class SmsSender(Protocol):
     ) -> bool: ...
 
 
+class PasswordHasher(Protocol):
+    """Slow, salted password hashing (argon2id): the hash string carries its parameters."""
+
+    def hash(self, password: str) -> str: ...
+
+    def verify(self, stored: str, password: str) -> bool: ...
+
+    def needs_rehash(self, stored: str) -> bool: ...
+
+
 class Mailer(Protocol):
     """An SMTP server, or the outbox adapter. ``send`` returns the Message-ID used; the
     same message always gets the same Message-ID, so a resend after a crash is recognisable
@@ -892,3 +1120,27 @@ class Mailer(Protocol):
     name: str
 
     def send(self, email: OutgoingEmail) -> str: ...
+
+
+# --- webhooks ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class WebhookResponse:
+    """What one POST to a webhook endpoint came back with. ``status`` is ``None`` when no
+    answer came (refused address, connection error, timeout); ``error`` then says why."""
+
+    status: int | None
+    duration_ms: int
+    retry_after: str | None = None
+    error: str | None = None
+
+
+class WebhookSender(Protocol):
+    """POSTs a signed event. Resolves the host and refuses any non-public address at connect
+    time (DNS rebinding), loopback only when ``allow_loopback``; follows no redirects; gives
+    up after 15 s. Never raises for the receiver's failures: they come back as a response."""
+
+    def post(
+        self, url: str, headers: dict[str, str], body: bytes, *, allow_loopback: bool = False
+    ) -> WebhookResponse: ...

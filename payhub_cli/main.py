@@ -471,8 +471,10 @@ def db_status(db_url: str) -> None:
 
 import payhub_cli.invoices  # noqa: E402  (registers ``payhub invoices``)
 import payhub_cli.messaging  # noqa: E402, F401  (registers ``payhub texting``, ``outbox``)
-from payhub_cli import links, portal  # noqa: E402, F401  (they register their commands on ``cli``)
+from payhub_cli import events as _events  # noqa: E402, F401  (``payhub events``)
+from payhub_cli import links, portal, portal_users  # noqa: E402, F401  (they register commands)
 from payhub_cli import schedules as _schedules  # noqa: E402, F401  (``payhub schedules``)
+from payhub_cli import webhooks as _webhooks  # noqa: E402, F401  (``payhub webhooks``)
 
 if __name__ == "__main__":  # pragma: no cover
     # ``python -m payhub_cli.main``: the command modules registered on the importable

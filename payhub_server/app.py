@@ -18,6 +18,7 @@ from payhub_server.deps import DEPENDENCIES, PUBLIC
 from payhub_server.encoding import JsonResponse
 from payhub_server.openapi_doc import DecimalAsNumber
 from payhub_server.pages.routes import PAGE_HANDLERS
+from payhub_server.portal.routes import portal_router
 from payhub_server.problems import PROBLEM_TYPES, from_domain, from_framework
 from payhub_server.reference import (
     CompletedJsonRenderPlugin,
@@ -28,6 +29,7 @@ from payhub_server.requestlog import RequestLog
 from payhub_server.routes.approvals import APPROVAL_HANDLERS
 from payhub_server.routes.categories import CategoryController
 from payhub_server.routes.customers import CustomerController
+from payhub_server.routes.events import EventController
 from payhub_server.routes.gateways import GatewayController
 from payhub_server.routes.invoices import InvoiceController
 from payhub_server.routes.links import ShortLinkController
@@ -35,11 +37,13 @@ from payhub_server.routes.locations import LocationController
 from payhub_server.routes.merchants import MerchantController
 from payhub_server.routes.messaging import MessagingController, twilio_inbound, twilio_status
 from payhub_server.routes.payments import PaymentController
+from payhub_server.routes.portal_sessions import PortalSessionController
 from payhub_server.routes.products import ProductController
 from payhub_server.routes.redirects import ShortLinkHost
 from payhub_server.routes.schedules import ScheduledPaymentController
 from payhub_server.routes.simulator import hosted_fields_script
 from payhub_server.routes.tax_rates import TaxRateController
+from payhub_server.routes.webhooks import WebhookEndpointController
 
 VERSION = "0.1.0"
 
@@ -103,6 +107,8 @@ def create_app(hub: PayHub) -> Litestar:
             Tag(name="Short links"),
             Tag(name="Messaging"),
             Tag(name="Scheduled payments"),
+            Tag(name="Webhooks"),
+            Tag(name="Events"),
         ],
     )
     app = PayHubApp(
@@ -111,6 +117,7 @@ def create_app(hub: PayHub) -> Litestar:
             problem_type,
             GatewayController,
             MerchantController,
+            PortalSessionController,
             PaymentController,
             CustomerController,
             ProductController,
@@ -118,14 +125,17 @@ def create_app(hub: PayHub) -> Litestar:
             TaxRateController,
             LocationController,
             InvoiceController,
+            EventController,
             ScheduledPaymentController,
             *APPROVAL_HANDLERS,
             ShortLinkController,
             MessagingController,
+            WebhookEndpointController,
             twilio_inbound,
             twilio_status,
             hosted_fields_script,
             *PAGE_HANDLERS,
+            portal_router(),
             ReferenceController,
             reference_assets(),
         ],

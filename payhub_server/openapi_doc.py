@@ -174,6 +174,10 @@ _EXTRA: dict[tuple[str, str], set[int]] = {
     ("post", "/api/merchant-accounts/{ref}/invoices"): {503},
     ("post", "/api/short-links"): {503},
     ("get", "/api/short-links"): {404},  # merchantReference names no merchant
+    # merchantReference names no merchant (404), or not a merchant key's own (403)
+    ("get", "/api/webhook-endpoints"): {403, 404},
+    ("post", "/api/webhook-endpoints"): {403, 404},
+    ("get", "/api/events"): {404},  # merchantReference names no merchant
     ("post", "/webhooks/twilio/sms"): {400, 401, 413},  # 401: not signed by Twilio
     ("post", "/webhooks/twilio/status"): {400, 401, 413},
 }
@@ -427,6 +431,7 @@ LINKS: list[tuple[str, str, str]] = [
         "scheduled_payment_id",
     ),
     ("/api/short-links", "code", "code"),
+    ("/api/webhook-endpoints", "endpointId", "endpoint_id"),
 ]
 
 

@@ -1,10 +1,12 @@
-"""The gateway catalog: the 21 supported gateways and what each can do, in one table.
+"""The gateway catalog: what each supported gateway can do, as the core receives it.
 
-Every rule that depends on a gateway's abilities (ACH allowed? authorize-only?
-partial capture? must a bank account be saved first?) reads this table, so adding
-a gateway is one row here plus its adapter. Capabilities follow each gateway's
-public API reference (see ``docs/gateways.md``). ACH is offered through the five
-gateways whose adapters implement it; the others are card-only in payhub.
+Every rule that depends on a gateway's abilities (ACH allowed? authorize-only? partial
+capture? must a bank account be saved first? which values are public?) reads a
+``GatewayInfo`` row of the ``GatewayCatalog`` the composition root hands the services
+(``Deps.catalog``). The rows themselves live with their gateways, one folder each
+(``payhub/adapters/gateways/<gateway>/catalog.py``), and the gateway registry assembles
+them; the core imports none of it. Capabilities follow each gateway's public API
+reference (see ``docs/gateways.md``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import attrs
 
 from payhub.domain.environments import Environment
 from payhub.domain.errors import NotFound
+from payhub.domain.gateway_public import PublicField
 
 
 class BankAccountVaulting(StrEnum):
@@ -40,6 +43,10 @@ class GatewayInfo:
     hosted_fields: str
     sandbox_only: bool = False
     credential_fields: tuple[str, ...] = ()
+    # The public client values its browser SDK needs (kept unsealed, checked for shape and
+    # mode; gateway_public.py), and those of them the adapter also reads from the sealed ones.
+    public_fields: tuple[PublicField, ...] = ()
+    adapter_reads: frozenset[str] = frozenset()
 
     @property
     def ach(self) -> bool:
@@ -47,16 +54,6 @@ class GatewayInfo:
 
     def available_in(self, environment: Environment) -> bool:
         return not self.sandbox_only or environment is Environment.SANDBOX
-
-
-_V = BankAccountVaulting
-
-# Gateways whose hosted fields payhub's pay and approval pages load today (a driver in
-# payhub_server/pages/drivers.py; tests keep the two lists equal). Only these can take an
-# invoice or schedule-request payment; the others take API charges and saved methods.
-HOSTED_CHECKOUT = frozenset(
-    {"stripe", "square", "nmi", "authorize-net", "braintree", "checkout-com", "clover", "usaepay"}
-)
 
 
 def no_hosted_checkout(info: GatewayInfo) -> str:
@@ -68,7 +65,7 @@ def no_hosted_checkout(info: GatewayInfo) -> str:
     )
 
 
-def _gw(
+def catalog_row(
     name: str,
     display: str,
     vaulting: BankAccountVaulting,
@@ -76,84 +73,60 @@ def _gw(
     *,
     partial_capture: bool = True,
     fields: tuple[str, ...] = (),
+    public_fields: tuple[PublicField, ...] = (),
+    adapter_reads: frozenset[str] = frozenset(),
 ) -> GatewayInfo:
+    """A real gateway's row: cards, authorize-only, refunds and card vaulting everywhere.
+
+    ``hosted_checkout`` starts false; the registry sets it for gateways whose folder has a
+    pay-page driver, so the flag and the pages can never disagree.
+    """
     return GatewayInfo(
         name=name,
         display_name=display,
         card=True,
         bank_account_vaulting=vaulting,
         authorize_only=True,
-        hosted_checkout=name in HOSTED_CHECKOUT,
+        hosted_checkout=False,
         refunds=True,
         partial_capture=partial_capture,
         card_vaulting=True,
         hosted_fields=hosted_fields,
         credential_fields=fields,
+        public_fields=public_fields,
+        adapter_reads=adapter_reads,
     )
 
 
-GATEWAYS: tuple[GatewayInfo, ...] = (
-    _gw("stripe", "Stripe", _V.FRESH_AND_VAULT, "Stripe Elements", fields=("publishableKey",)),
-    _gw("braintree", "Braintree", _V.VAULT_FIRST, "Braintree Hosted Fields",
-        fields=("merchantId", "publicKey", "tokenizationKey")),
-    _gw("authorize-net", "Authorize.Net", _V.FRESH_AND_VAULT, "Accept.js",
-        fields=("apiLoginId", "clientKey")),
-    _gw("nmi", "NMI", _V.FRESH_AND_VAULT, "Collect.js", fields=("tokenizationKey",)),
-    _gw("square", "Square", _V.FRESH_ONLY, "Square Web Payments SDK",
-        fields=("locationId", "applicationId")),
-    _gw("paypal", "PayPal", _V.NONE, "PayPal JS SDK Card Fields", fields=("clientId",)),
-    _gw("adyen", "Adyen", _V.NONE, "Adyen Web Components",
-        fields=("merchantAccount", "liveUrlPrefix")),
-    _gw("checkout-com", "Checkout.com", _V.NONE, "Checkout.com Frames",
-        fields=("processingChannelId", "publicKey")),
-    _gw("cybersource", "CyberSource", _V.NONE, "CyberSource Microform",
-        fields=("merchantId", "keyId")),
-    _gw("worldpay", "Worldpay (Vantiv cnpAPI)", _V.NONE, "Worldpay eProtect",
-        fields=("user", "merchantId")),
-    _gw("global-payments", "Global Payments", _V.NONE, "globalpayments.js",
-        fields=("appId", "accountName", "country")),
-    _gw("heartland", "Heartland (Portico)", _V.NONE, "globalpayments.js"),
-    _gw("elavon", "Elavon Converge", _V.NONE, "Converge Checkout.js",
-        fields=("merchantId", "userId")),
-    _gw("fiserv", "Fiserv CommerceHub", _V.NONE, "CommerceHub iFrame",
-        fields=("apiKey", "merchantId", "terminalId")),
-    _gw("clover", "Clover", _V.NONE, "Clover iframe", fields=("apiAccessKey", "merchantId")),
-    _gw("helcim", "Helcim", _V.NONE, "HelcimPay.js"),
-    _gw("stax", "Stax", _V.NONE, "Stax.js"),
-    _gw("paytrace", "PayTrace", _V.NONE, "PayTrace Protect.js",
-        fields=("username", "integratorId")),
-    _gw("forte", "Forte", _V.NONE, "Forte.js", partial_capture=False,
-        fields=("accessId", "organizationId", "locationId")),
-    _gw("usaepay", "USAePay", _V.NONE, "USAePay Pay.js", fields=("pin", "publicKey")),
-    _gw("nuvei", "Nuvei", _V.NONE, "Nuvei Fields", fields=("merchantId", "merchantSiteId")),
-)  # fmt: skip
+@attrs.frozen(eq=False)  # compared and hashed by identity: one catalog per hub
+class GatewayCatalog:
+    """The gateways a hub offers, in the order ``GET /api/gateways`` lists them."""
 
-SIMULATOR = GatewayInfo(
-    name="simulator",
-    display_name="payhub simulator (sandbox only)",
-    card=True,
-    bank_account_vaulting=BankAccountVaulting.FRESH_AND_VAULT,
-    authorize_only=True,
-    hosted_checkout=True,
-    refunds=True,
-    partial_capture=True,
-    card_vaulting=True,
-    hosted_fields="payhub simulator hosted fields",
-    sandbox_only=True,
-    credential_fields=("latencyMs",),
-)
+    rows: tuple[GatewayInfo, ...]
+    _by_name: dict[str, GatewayInfo] = attrs.field(init=False, repr=False)
 
-_BY_NAME: dict[str, GatewayInfo] = {g.name: g for g in (*GATEWAYS, SIMULATOR)}
+    def __attrs_post_init__(self) -> None:
+        by_name = {g.name: g for g in self.rows}
+        if len(by_name) != len(self.rows):
+            raise ValueError("two catalog rows share a gateway name")
+        object.__setattr__(self, "_by_name", by_name)
 
+    @property
+    def real(self) -> tuple[GatewayInfo, ...]:
+        """The real gateways (not the sandbox-only simulator)."""
+        return tuple(g for g in self.rows if not g.sandbox_only)
 
-def gateways_for(environment: Environment) -> list[GatewayInfo]:
-    """The gateways a caller in ``environment`` may use, real ones first."""
-    return [g for g in (*GATEWAYS, SIMULATOR) if g.available_in(environment)]
+    def named(self, name: str) -> GatewayInfo | None:
+        return self._by_name.get(name.strip().lower())
 
+    def for_environment(self, environment: Environment) -> list[GatewayInfo]:
+        """The gateways a caller in ``environment`` may use, real ones first."""
+        ordered = (*self.real, *(g for g in self.rows if g.sandbox_only))
+        return [g for g in ordered if g.available_in(environment)]
 
-def gateway(name: str, environment: Environment) -> GatewayInfo:
-    """Look a gateway up by name; unknown (or sandbox-only in production) is 404."""
-    info = _BY_NAME.get(name.strip().lower())
-    if info is None or not info.available_in(environment):
-        raise NotFound(f"no gateway named '{name}'; GET /api/gateways lists them")
-    return info
+    def get(self, name: str, environment: Environment) -> GatewayInfo:
+        """Look a gateway up by name; unknown (or sandbox-only in production) is 404."""
+        info = self.named(name)
+        if info is None or not info.available_in(environment):
+            raise NotFound(f"no gateway named '{name}'; GET /api/gateways lists them")
+        return info

@@ -139,6 +139,7 @@ class Message:
     attempt_started_at: datetime | None = None
     delivery_reported_at: datetime | None = None  # when the final delivery report came
     provider_error_code: str | None = None  # the provider's code for an undelivered text
+    event_id: str | None = None  # the domain event whose reaction queued it (evt_…)
 
 
 # --- what the texts and emails say --------------------------------------------------------

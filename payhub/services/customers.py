@@ -32,13 +32,15 @@ from payhub.domain.customers import (
     clean_website,
 )
 from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.events import CustomerCreated
 from payhub.domain.fields import clean_text, collect, raise_if_any
-from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, gateway
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo
 from payhub.domain.payments import MethodType, SavedMethod, SaveMethodRequest
 from payhub.ports import Gateway, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.edits import KEEP, Keep
+from payhub.services.events import emit_for
 from payhub.services.gateway_access import adapter_for, open_credentials
 from payhub.services.locations import pick_location
 from payhub.services.merchants import find_merchant
@@ -187,6 +189,8 @@ class Customers:
             uow.customers.add(customer)
             if consent is not None:
                 self._record(uow, customer, consent, self._caller.api_key_id)
+            data = self._d.snapshots.customer(customer)
+            emit_for(uow, self._d, CustomerCreated, merchant, customer.id, data)
             return customer
 
     def get(self, customer_id: str) -> Customer:
@@ -324,7 +328,7 @@ class Customers:
     # --- saved payment methods -------------------------------------------------------------
 
     def _info(self, gateway_name: str) -> GatewayInfo:
-        return gateway(gateway_name, self._caller.environment)
+        return self._d.catalog.get(gateway_name, self._caller.environment)
 
     @staticmethod
     def _check_vaulting(info: GatewayInfo, method_type: MethodType) -> None:

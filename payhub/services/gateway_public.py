@@ -7,8 +7,17 @@ is opened here.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+import structlog
+
 from payhub.domain.environments import Environment
+from payhub.domain.errors import PayHubError
+from payhub.ports import Gateway, MakesPayPageSessions
 from payhub.services.deps import Deps
+from payhub.services.gateway_access import open_credentials
+
+log = structlog.get_logger(__name__)
 
 
 def public_fields(deps: Deps, merchant_id: str, gateway: str) -> dict[str, str]:
@@ -26,3 +35,29 @@ def public_fields_and_mode(
         provider = uow.providers.get(merchant.provider_id) if merchant else None
         sandbox = provider is None or provider.environment is Environment.SANDBOX
         return uow.gateway_public_fields.get(merchant_id, gateway), sandbox
+
+
+def pay_page_session(
+    deps: Deps, gateways: dict[str, Gateway], merchant_id: str, gateway: str
+) -> dict[str, str]:
+    """The values the gateway's browser SDK needs made server-side for one page view, asked
+    of the gateway through its adapter with the merchant's credentials; {} when the gateway
+    makes none, the credentials are not set or the gateway refuses or fails (the page then
+    says online payment is not available, as without public values)."""
+    adapter = gateways.get(gateway)
+    info = deps.catalog.named(gateway)
+    if not isinstance(adapter, MakesPayPageSessions) or info is None:
+        return {}
+    try:
+        with deps.store.unit_of_work(readonly=True) as uow:
+            merchant = uow.merchants.get(merchant_id)
+            if merchant is None:
+                return {}
+            creds = open_credentials(
+                uow, deps.secrets, merchant_id, merchant.external_reference, info
+            )
+        public = urlsplit(deps.public_url)
+        return adapter.pay_page_session(creds, f"{public.scheme}://{public.netloc}")
+    except PayHubError as e:  # credentials unset, gateway down or refusing: no session
+        log.info("pay_page_session_failed", gateway=gateway, error=type(e).__name__)
+        return {}

@@ -24,7 +24,12 @@ For other services (scheduled payments), usable inside an open unit of work:
 ``record_invoice_payment(uow, deps, merchant, invoice, tx, *, source) -> InvoicePayment``
     Append a successful transaction (Captured, Submitted or Authorized) as a payment of
     ``invoice`` (loaded with ``for_update=True``), update amountPaid/status (Paid when
-    nothing is due) and queue the receipt notice. Idempotent per transaction.
+    nothing is due) and emit ``invoice.paid`` or ``invoice.partially_paid`` (the messaging
+    reaction sends the receipt). Idempotent per transaction.
+
+Events (``payhub.domain.events``): ``invoice.sent`` (send), ``invoice.voided`` (the first
+void), ``invoice.paid`` / ``invoice.partially_paid`` (each recorded payment, details naming
+it). The services never call messaging: the reactions decide what follows.
 
 For the integrations (accounting, CRM, online stores), also inside an open unit of work:
 
@@ -60,8 +65,16 @@ from payhub.domain.embedding import (
 )
 from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.events import (
+    DomainEvent,
+    EventType,
+    InvoicePaid,
+    InvoicePartiallyPaid,
+    InvoiceSent,
+    InvoiceVoided,
+)
 from payhub.domain.fields import clean_text, raise_if_any
-from payhub.domain.gateways import GatewayInfo, gateway
+from payhub.domain.gateways import GatewayInfo
 from payhub.domain.invoices import (
     AllowedMethods,
     ExternalSettlement,
@@ -93,6 +106,7 @@ from payhub.domain.invoices import (
     totals,
 )
 from payhub.domain.locations import effective_tax_rate_id
+from payhub.domain.messaging import Channel
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.numbering import (
     check_starting_number,
@@ -109,9 +123,9 @@ from payhub.domain.payments import (
     TxStatus,
 )
 from payhub.ports import Gateway, InvoiceSettings, UnitOfWork
-from payhub.services import notices
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
+from payhub.services.events import emit_for
 from payhub.services.locations import pick_location
 from payhub.services.merchants import find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
@@ -195,6 +209,31 @@ def receipt_url(deps: Deps, token: str) -> str:
     return deps.page_url(f"/pay/{token}/receipt")
 
 
+def publish_invoice(
+    uow: UnitOfWork,
+    deps: Deps,
+    kind: EventType,
+    merchant: Merchant,
+    invoice: Invoice,
+    details: dict[str, object] | None = None,
+) -> DomainEvent:
+    """Emit an invoice event with the invoice as the API returns it now."""
+    data = deps.snapshots.invoice(invoice, pay_url(deps, invoice.pay_token))
+    return emit_for(uow, deps, kind, merchant, invoice.id, data, details)
+
+
+def _paid_event(
+    uow: UnitOfWork, deps: Deps, merchant: Merchant, invoice: Invoice, payment: InvoicePayment
+) -> DomainEvent:
+    kind = InvoicePaid if invoice.status is InvoiceStatus.PAID else InvoicePartiallyPaid
+    details: dict[str, object] = {
+        "paymentId": payment.id,
+        "transactionId": payment.transaction_id,
+        "receiptUrl": receipt_url(deps, invoice.pay_token),
+    }
+    return publish_invoice(uow, deps, kind, merchant, invoice, details)
+
+
 def _new_token(deps: Deps) -> str:
     raw = deps.randomness.token_bytes(PAY_TOKEN_BYTES)
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
@@ -210,9 +249,9 @@ def _environment(uow: UnitOfWork, merchant: Merchant) -> Environment:
     return provider.environment
 
 
-def _gateway_info(name: str, environment: Environment) -> GatewayInfo:
+def _gateway_info(deps: Deps, name: str, environment: Environment) -> GatewayInfo:
     try:
-        return gateway(name, environment)
+        return deps.catalog.get(name, environment)
     except NotFound:
         raise ValidationError.for_field(
             "gateway", f"'{name}' is not a supported gateway; GET /api/gateways lists them"
@@ -300,7 +339,7 @@ def issue_invoice(
         errors.extend(e.fields)
         raise_if_any(errors)
     environment = _environment(uow, merchant)
-    info = _gateway_info(given.gateway, environment)
+    info = _gateway_info(deps, given.gateway, environment)
     stored = uow.credentials.get(merchant.id, info.name)
     if stored is None or not stored.enabled:
         errors.append(
@@ -418,17 +457,7 @@ def record_invoice_payment(
     apply_payment(invoice, payment, now)
     uow.invoices.save(invoice)
     uow.invoices.add_payment(payment)
-    notices.invoice_paid(
-        uow,
-        deps,
-        merchant=merchant,
-        customer_id=invoice.customer_id,
-        invoice_number=invoice.number,
-        payment_amount=payment.amount,
-        amount_paid=invoice.amount_paid,
-        amount_due=invoice.amount_due,
-        receipt_url=receipt_url(deps, invoice.pay_token),
-    )
+    _paid_event(uow, deps, merchant, invoice, payment)
     return payment
 
 
@@ -460,12 +489,18 @@ class StoreOrder:
 
 
 def _record_settlement(
-    uow: UnitOfWork, deps: Deps, invoice: Invoice, settlement: ExternalSettlement
+    uow: UnitOfWork,
+    deps: Deps,
+    merchant: Merchant,
+    invoice: Invoice,
+    settlement: ExternalSettlement,
 ) -> InvoicePayment:
     payment = settle_outside(invoice, settlement, deps.new_id("ipy"), deps.clock.now())
     uow.invoices.save(invoice)
     uow.invoices.add_payment(payment)
-    # No receipt notice: the payer paid the merchant's own system, which sends its own.
+    # invoice.paid all the same; the messaging reaction sends no receipt for a payment
+    # without a transaction (the payer paid the merchant's own system, which sends its own).
+    _paid_event(uow, deps, merchant, invoice, payment)
     return payment
 
 
@@ -503,7 +538,7 @@ def settle_externally(
         raise Conflict(
             f"{source.value} record {settlement.reference} already settled invoice {elsewhere[0]}"
         )
-    return _record_settlement(uow, deps, invoice, settlement)
+    return _record_settlement(uow, deps, merchant, invoice, settlement)
 
 
 def import_store_order(
@@ -549,7 +584,7 @@ def import_store_order(
             f"the order's total {order.total} is not the invoice's {invoice.total.amount}"
             f" {invoice.currency} (lines and tax as sent)",
         )
-    _record_settlement(uow, deps, invoice, settlement)
+    _record_settlement(uow, deps, merchant, invoice, settlement)
     return invoice
 
 
@@ -617,24 +652,21 @@ class Invoices:
             mark_sent(invoice, self._d.clock.now())
             uow.invoices.save(invoice)
             link = pay_url(self._d, invoice.pay_token)
-            queued = notices.invoice_sent(
-                uow,
-                self._d,
-                merchant=merchant,
-                customer_id=invoice.customer_id,
-                invoice_number=invoice.number,
-                amount_due=invoice.amount_due,
-                pay_url=link,
-            )
-            return SendResult(invoice, link, queued)
+            event = publish_invoice(uow, self._d, InvoiceSent, merchant, invoice)
+            # emailQueued: whether a reaction (messaging) queued an email for this send.
+            emailed = any(m.channel is Channel.EMAIL for m in uow.messages.caused_by(event.id))
+            return SendResult(invoice, link, emailed)
 
     def void(self, number: str) -> Invoice:
         """Any state but Paid becomes Void (409 once Paid or while a payment is in flight)."""
         with self._d.store.unit_of_work() as uow:
             merchant = self._merchant(uow)
             invoice = self._get(uow, merchant, number, lock=True)
+            was_void = invoice.status is InvoiceStatus.VOID
             mark_void(invoice, self._d.clock.now())
             uow.invoices.save(invoice)
+            if not was_void:
+                publish_invoice(uow, self._d, InvoiceVoided, merchant, invoice)
             return invoice
 
     def embed(self, number: str) -> EmbedResult:
@@ -852,7 +884,7 @@ class PayPages:
     def _view(self, uow: UnitOfWork, invoice: Invoice) -> PayPageView:
         merchant = self._merchant(uow, invoice)
         environment = _environment(uow, merchant)
-        info = gateway(invoice.gateway, environment)
+        info = self._d.catalog.get(invoice.gateway, environment)
         customer = (
             uow.customers.get(merchant.id, invoice.customer_id) if invoice.customer_id else None
         )
@@ -958,7 +990,7 @@ class PayPages:
                 invoice = self._load(uow, pay_token, lock=True)
                 merchant = self._merchant(uow, invoice)
                 environment = _environment(uow, merchant)
-                info = gateway(invoice.gateway, environment)
+                info = self._d.catalog.get(invoice.gateway, environment)
                 key = attempt_gateway_key(invoice, attempt)
                 done = uow.transactions.get_by_gateway_key(merchant.id, key)
                 recorded = uow.invoices.payment_for_transaction(done.id) if done else None

@@ -32,6 +32,7 @@ from payhub.domain.errors import (
     Unavailable,
     ValidationError,
 )
+from payhub.domain.events import ShortLinkRevoked
 from payhub.domain.links import (
     CLICK_DAYS_DEFAULT,
     CODE_RANDOM_BYTES,
@@ -67,6 +68,7 @@ from payhub.domain.links import (
 from payhub.ports import UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
+from payhub.services.events import emit
 from payhub.services.merchants import find_merchant
 
 log = structlog.get_logger("payhub.links")
@@ -87,6 +89,24 @@ def configured_domains(uow: UnitOfWork) -> dict[Environment, str]:
     return {
         env: stored[domain_setting(env)] for env in Environment if domain_setting(env) in stored
     }
+
+
+def publish_revoked(
+    uow: UnitOfWork, deps: Deps, link: ShortLink, domain: str | None, clicks: ClickTotal
+) -> None:
+    """``short_link.revoked`` with the (just revoked) link as the API returns it."""
+    now = deps.clock.now()
+    url = short_url(domain, link.code) if domain else None
+    data = deps.snapshots.short_link(link, url, link.status(now), clicks)
+    emit(
+        uow,
+        deps,
+        ShortLinkRevoked,
+        provider_id=link.provider_id,
+        merchant_id=link.merchant_id,
+        object_id=link.code,  # what the API names a link by (GET /api/short-links/{code})
+        data=data,
+    )
 
 
 @attrs.frozen
@@ -431,10 +451,14 @@ class ShortLinks:
         def work(uow: UnitOfWork, meter: _Meter) -> LinkView:
             link = self._link(uow, code, meter)
             cleaned = clean_revoke_reason(reason)
-            if link.revoked_at is None and uow.short_links.revoke(link.id, now, cleaned):
+            revoked = link.revoked_at is None and uow.short_links.revoke(link.id, now, cleaned)
+            if revoked:
                 link.revoked_at, link.revoke_reason = now, cleaned
             totals = uow.short_links.click_totals([link.id])
-            return self._view(link, self._domain(uow), totals.get(link.id, ClickTotal()), now)
+            clicks = totals.get(link.id, ClickTotal())
+            if revoked:
+                publish_revoked(uow, self._d, link, self._domain(uow), clicks)
+            return self._view(link, self._domain(uow), clicks, now)
 
         view = self._metered(work)
         # After the commit (see FreshCache.begin): this process stops redirecting at once,
@@ -681,9 +705,15 @@ class LinkAdmin:
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
             added = uow.link_settings.block(cleaned, note, now)
-            revoked = uow.short_links.revoke_on_domain(
-                cleaned, now, f"domain {cleaned} blocked for abuse"
-            )
+            why = f"domain {cleaned} blocked for abuse"
+            hit = uow.short_links.unrevoked_on_domain(cleaned)
+            revoked = uow.short_links.revoke_on_domain(cleaned, now, why)
+            domains = configured_domains(uow)
+            totals = uow.short_links.click_totals([link.id for link in hit])
+            for link in hit:
+                link.revoked_at, link.revoke_reason = now, why
+                clicks = totals.get(link.id, ClickTotal())
+                publish_revoked(uow, self._d, link, domains.get(link.environment), clicks)
         self._d.link_cache.invalidate()
         return BlockResult(cleaned, added, revoked)
 

@@ -16,7 +16,7 @@ from payhub.domain.accounts import (
 from payhub.domain.environments import Environment
 from payhub.domain.errors import FieldError, Forbidden, NotFound, ValidationError
 from payhub.domain.gateway_public import split_fields
-from payhub.domain.gateways import GatewayInfo, gateway
+from payhub.domain.gateways import GatewayInfo
 from payhub.ports import UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
@@ -118,7 +118,7 @@ class Credentials:
         self._reference = reference
 
     def _gateway(self, name: str) -> GatewayInfo:
-        return gateway(name, self._caller.environment)
+        return self._d.catalog.get(name, self._caller.environment)
 
     def put(self, gateway_name: str, given: CredentialInput) -> CredentialStatus:
         info = self._gateway(gateway_name)
@@ -156,7 +156,9 @@ class Credentials:
                 )
         # Public client values (publishable keys...) are checked and kept unsealed.
         sandbox = (environment or self._caller.environment) is Environment.SANDBOX
-        private, public, public_errors = split_fields(info.name, given.additional_fields, sandbox)
+        private, public, public_errors = split_fields(
+            info.public_fields, info.adapter_reads, given.additional_fields, sandbox
+        )
         errors += public_errors
         if errors:
             raise ValidationError("; ".join(f"{e.field}: {e.message}" for e in errors), errors)

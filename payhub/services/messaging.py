@@ -92,9 +92,17 @@ def gate(uow: UnitOfWork, merchant_id: str, customer: Customer, kind: TextKind) 
 
 
 def queue_text(
-    uow: UnitOfWork, deps: Deps, merchant: Merchant, customer: Customer, kind: TextKind, body: str
+    uow: UnitOfWork,
+    deps: Deps,
+    merchant: Merchant,
+    customer: Customer,
+    kind: TextKind,
+    body: str,
+    *,
+    event_id: str | None = None,
 ) -> Message:
-    """Write a text to the outbox: refused (with the reason), held until 08:00, or queued."""
+    """Write a text to the outbox: refused (with the reason), held until 08:00, or queued.
+    ``event_id`` names the domain event it reacts to."""
     now = deps.clock.now()
     message = Message(
         id=deps.new_id("msg"),
@@ -107,6 +115,7 @@ def queue_text(
         status=MessageStatus.QUEUED,
         created_at=now,
         updated_at=now,
+        event_id=event_id,
     )
     refusal = gate(uow, merchant.id, customer, kind)
     if refusal is not None:
@@ -131,6 +140,8 @@ def queue_email(
     kind: TextKind,
     subject: str,
     body: str,
+    *,
+    event_id: str | None = None,
 ) -> Message | None:
     """Write an email to the outbox (``None`` when the customer has no address). Emails have
     no consent gate or quiet hours: they are what the payer asked for (spec: invoice send)."""
@@ -150,6 +161,7 @@ def queue_email(
         created_at=now,
         updated_at=now,
         send_after=now,
+        event_id=event_id,
     )
     _enqueue(uow, deps, message, now)
     uow.messages.add(message)

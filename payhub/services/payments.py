@@ -7,6 +7,11 @@ transaction and no concurrent request can over-capture or over-refund:
    (locked on PostgreSQL; SQLite has one writer);
 2. the gateway is called, with an idempotency key it can recognise on a retry;
 3. a unit of work records the outcome in the ledger and confirms or undoes the move.
+
+Events, emitted in step 3's unit of work (or by the status read that settles a pending move):
+``payment.succeeded`` / ``payment.failed`` for a charge or authorization (a timeout emits
+nothing until its outcome is known), ``payment.captured``, ``payment.refunded`` and
+``payment.voided`` once the gateway says the move is done.
 """
 
 from __future__ import annotations
@@ -21,7 +26,16 @@ from typing import Protocol
 import attrs
 
 from payhub.domain.errors import NotFound, PayHubError, ValidationError
-from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, gateway
+from payhub.domain.events import (
+    DomainEvent,
+    EventType,
+    PaymentCaptured,
+    PaymentFailed,
+    PaymentRefunded,
+    PaymentSucceeded,
+    PaymentVoided,
+)
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo
 from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
@@ -53,12 +67,59 @@ from payhub.ports import FindsLostCharges, Gateway, StoredResponse, UnitOfWork
 from payhub.services import idempotency
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
+from payhub.services.events import emit
 from payhub.services.gateway_access import adapter_for, open_credentials
 from payhub.services.idempotency import IdempotentCall
 from payhub.services.locations import pick_location
 from payhub.services.merchants import find_merchant
 
 PAGE_MAX = 200
+# A charge that moved (or reserved) the money as far as payhub can tell.
+SUCCEEDED = frozenset(
+    {TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.AUTHORIZED, TxStatus.CAPTURE_PENDING}
+)
+_MOVED = {
+    EventKind.CAPTURE: PaymentCaptured,
+    EventKind.REFUND: PaymentRefunded,
+    EventKind.VOID: PaymentVoided,
+}
+
+
+def publish_payment(
+    uow: UnitOfWork, deps: Deps, kind: EventType, provider_id: str, tx: Transaction
+) -> DomainEvent:
+    """Emit a payment event with the transaction (and its ledger) as the API returns it."""
+    data = deps.snapshots.payment(tx, uow.transactions.events(tx.id))
+    return emit(
+        uow,
+        deps,
+        kind,
+        provider_id=provider_id,
+        merchant_id=tx.merchant_id,
+        object_id=tx.id,
+        data=data,
+    )
+
+
+def _charge_event(tx: Transaction) -> EventType | None:
+    if tx.status in SUCCEEDED:
+        return PaymentSucceeded
+    return PaymentFailed if tx.status is TxStatus.FAILED else None
+
+
+def _settled_event(before: Transaction, after: Transaction) -> EventType | None:
+    """The event of a pending move a status read found finished (None: undone or other)."""
+    if before.status is TxStatus.CAPTURE_PENDING and after.status is TxStatus.CAPTURED:
+        return PaymentCaptured
+    if before.status is TxStatus.VOID_PENDING and after.status is TxStatus.VOIDED:
+        return PaymentVoided
+    if (
+        before.status is TxStatus.REFUND_PENDING
+        and after.status in (TxStatus.REFUNDED, TxStatus.PARTIALLY_REFUNDED)
+        and after.refunded >= before.refunded
+    ):
+        return PaymentRefunded
+    return None
 
 
 @attrs.frozen
@@ -153,7 +214,7 @@ class Payments:
 
     def _info(self, name: str, field: str = "gatewayName") -> GatewayInfo:
         try:
-            return gateway(name, self._caller.environment)
+            return self._d.catalog.get(name, self._caller.environment)
         except NotFound:
             raise ValidationError.for_field(
                 field, f"'{name}' is not a supported gateway; GET /api/gateways lists them"
@@ -464,6 +525,9 @@ class Payments:
             tx.updated_at = self._d.clock.now()
             uow.transactions.save(tx)
             uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
+            happened = _charge_event(tx)
+            if happened is not None:
+                publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
             view = self._view(uow, tx)
             return Answer(self._finish(uow, under, view), view=view)
 
@@ -490,6 +554,8 @@ class Payments:
                 else Outcome.FAILED
             )
             uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, error=error))
+            if not timed_out:
+                publish_payment(uow, self._d, PaymentFailed, self._caller.provider_id, tx)
             return Answer(self._finish(uow, under, error=error), error=error)
 
     # --- follow-ups ------------------------------------------------------------------------
@@ -539,6 +605,8 @@ class Payments:
                 mark_pending(tx, kind.value, self._d.clock.now())
                 uow.transactions.save(tx)
             uow.transactions.add_event(self._event(tx, kind, outcome, amount, result))
+            if outcome is Outcome.SUCCEEDED:
+                publish_payment(uow, self._d, _MOVED[kind], self._caller.provider_id, tx)
             return self._view(uow, tx)
 
     def capture(
@@ -638,18 +706,24 @@ class Payments:
             raise
         with self._d.store.unit_of_work() as uow:
             tx = uow.transactions.get(merchant.id, transaction_id, for_update=True) or tx
+            before = attrs.evolve(tx)
             outcome = Outcome.SUCCEEDED
+            happened: EventType | None = None
             if tx.status is TxStatus.UNKNOWN:
                 tx.status = status_from_gateway(result.status, tx.method_type)
                 if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
                     tx.captured = tx.amount
                 tx.updated_at = self._d.clock.now()
                 uow.transactions.save(tx)
+                happened = _charge_event(tx)
             elif settle_pending(tx, result, self._d.clock.now()):
                 uow.transactions.save(tx)
+                happened = _settled_event(before, tx)
             elif tx.status is TxStatus.SUBMITTED and result.decline_code == "ach_returned":
                 outcome = Outcome.RETURNED
             uow.transactions.add_event(self._event(tx, EventKind.STATUS, outcome, None, result))
+            if happened is not None:
+                publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
             return self._view(uow, tx)
 
     def list(self, after: str | None = None, limit: int = 50) -> tuple[list[Transaction], bool]:

@@ -25,8 +25,9 @@ from payhub.domain.accounts import Merchant, zone_of
 from payhub.domain.addresses import Address
 from payhub.domain.customers import Customer, StoredPaymentMethod
 from payhub.domain.errors import Conflict, FieldError, Forbidden, NotFound, ValidationError
+from payhub.domain.events import ScheduledPaymentCreated, ScheduleRequestApproved
 from payhub.domain.fields import clean_text, raise_if_any
-from payhub.domain.gateways import GatewayInfo, gateway, no_hosted_checkout
+from payhub.domain.gateways import GatewayInfo, no_hosted_checkout
 from payhub.domain.money import Money, round_half_up
 from payhub.domain.payments import (
     Declined,
@@ -47,6 +48,7 @@ from payhub.ports import Gateway, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
+from payhub.services.events import emit_for
 from payhub.services.merchants import find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
 from payhub.services.payments import Payments
@@ -62,6 +64,7 @@ from payhub.services.schedules import (
     check_timing,
     new_schedule,
     plan_next,
+    publish_schedule,
     resolve_catalog,
 )
 
@@ -99,7 +102,7 @@ class ScheduleRequests:
         if name is None or not name.strip():
             raise ValidationError.for_field("gateway", "is required")
         try:
-            return gateway(name.strip(), self._caller.environment)
+            return self._d.catalog.get(name.strip(), self._caller.environment)
         except NotFound:
             raise ValidationError.for_field(
                 "gateway", f"'{name}' is not a supported gateway; GET /api/gateways lists them"
@@ -218,7 +221,7 @@ class ScheduleRequests:
             raise_if_any(errors)
             customer = uow.customers.get(merchant.id, invoice.customer_id)
             assert customer is not None
-            info = gateway(invoice.gateway, self._caller.environment)
+            info = self._d.catalog.get(invoice.gateway, self._caller.environment)
             self._check_gateway(uow, merchant, info)
             if bill_to is None and ship_to is None:
                 bill_to, ship_to = invoice.bill_to, invoice.ship_to
@@ -348,7 +351,7 @@ class Approvals:
             first_run_at=first,
             second_run_at=second,
             time_zone=zone.key,
-            gateway=gateway(request.gateway, caller.environment),
+            gateway=self._d.catalog.get(request.gateway, caller.environment),
             form_token=form_token,
             method_label=label,
         )
@@ -376,7 +379,7 @@ class Approvals:
             merchant = uow.merchants.get(request.merchant_id)
             assert merchant is not None
             caller = caller_for(uow, merchant, "approval-page")
-        info = gateway(request.gateway, caller.environment)
+        info = self._d.catalog.get(request.gateway, caller.environment)
         Payments.check_method(info, method_type, True)
         customers = Customers(self._d, caller, merchant.external_reference, self._gateways)
         payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
@@ -420,6 +423,9 @@ class Approvals:
             plan_next(uow, self._d, schedule)
             request.approve(schedule.id, now)
             uow.schedule_requests.save(request)
+            data = self._d.snapshots.schedule_request(request, approval_url(self._d, request.token))
+            emit_for(uow, self._d, ScheduleRequestApproved, merchant, request.id, data)
+            publish_schedule(uow, self._d, ScheduledPaymentCreated, merchant, schedule)
             return request
 
 

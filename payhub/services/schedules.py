@@ -10,6 +10,12 @@ A run is three steps, like every charge: record the attempt (``Pending``) with a
 derived from schedule id, run number and attempt; charge outside any transaction; record the
 outcome. A crash in between is settled on restart by charging under the same key again: the
 ledger (or the gateway) answers with the first charge, never a second one.
+
+Events (emitted in the unit of work of each change; the messaging reaction texts from them):
+``scheduled_payment.created``; ``.paused``, ``.resumed``, ``.cancelled``, ``.failed`` and
+``.completed`` whenever the state moves so; ``.charge_succeeded`` / ``.charge_failed`` for
+each recorded run (details name the run, whether a failure counted toward the retries, and
+the next attempt); ``.upcoming`` when a run's reminder is due.
 """
 
 from __future__ import annotations
@@ -24,8 +30,21 @@ from payhub.domain.accounts import Merchant, zone_of
 from payhub.domain.addresses import Address, clean_address
 from payhub.domain.customers import Customer, StoredPaymentMethod
 from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.events import (
+    DomainEvent,
+    EventType,
+    ScheduledPaymentCancelled,
+    ScheduledPaymentChargeFailed,
+    ScheduledPaymentCompleted,
+    ScheduledPaymentCreated,
+    ScheduledPaymentFailed,
+    ScheduledPaymentPaused,
+    ScheduledPaymentResumed,
+    ScheduledPaymentSucceeded,
+    ScheduledPaymentUpcoming,
+    utc_text,
+)
 from payhub.domain.fields import clean_text, raise_if_any
-from payhub.domain.gateways import gateway
 from payhub.domain.invoices import LineInput, clean_lines, clean_tax_percent
 from payhub.domain.money import Money, amount_ceiling, minor_unit_exponent
 from payhub.domain.payments import (
@@ -50,9 +69,9 @@ from payhub.domain.schedules import (
     run_gateway_key,
 )
 from payhub.ports import Gateway, Job, UnitOfWork
-from payhub.services import notices
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
+from payhub.services.events import emit_for
 from payhub.services.merchants import find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
 from payhub.services.payments import Payments, TransactionView
@@ -60,6 +79,45 @@ from payhub.services.schedule_invoices import invoice_for_run, open_invoice, rec
 
 QUEUE = "scheduled-payments"
 RECENT_RUNS = 20
+# The event of a schedule entering each state (by any move: API, a run's outcome, the worker).
+STATE_EVENTS: dict[ScheduleStatus, EventType] = {
+    ScheduleStatus.PAUSED: ScheduledPaymentPaused,
+    ScheduleStatus.FAILED: ScheduledPaymentFailed,
+    ScheduleStatus.CANCELLED: ScheduledPaymentCancelled,
+    ScheduleStatus.COMPLETED: ScheduledPaymentCompleted,
+}
+
+
+def publish_schedule(
+    uow: UnitOfWork,
+    deps: Deps,
+    kind: EventType,
+    merchant: Merchant,
+    schedule: ScheduledPayment,
+    details: dict[str, object] | None = None,
+) -> DomainEvent:
+    """Emit a schedule event with the schedule (and its recent runs) as the API returns it."""
+    runs = uow.scheduled_payments.runs(schedule.id, RECENT_RUNS)
+    data = deps.snapshots.scheduled_payment(schedule, runs)
+    return emit_for(uow, deps, kind, merchant, schedule.id, data, details)
+
+
+def publish_state(
+    uow: UnitOfWork,
+    deps: Deps,
+    merchant: Merchant,
+    schedule: ScheduledPayment,
+    before: ScheduleStatus,
+) -> None:
+    """The state event when the schedule's status moved from ``before`` (resumed: back to
+    Active from Paused or Failed)."""
+    if schedule.status is before:
+        return
+    kind = STATE_EVENTS.get(schedule.status)
+    if schedule.status is ScheduleStatus.ACTIVE:
+        kind = ScheduledPaymentResumed
+    if kind is not None:
+        publish_schedule(uow, deps, kind, merchant, schedule)
 
 
 @attrs.frozen
@@ -339,7 +397,9 @@ class ScheduledPayments:
                 uow, merchant.id, customer.id, given.payment_method_id, "paymentMethodId"
             )
             Payments.check_method(
-                gateway(method.gateway, self._caller.environment), method.method_type, True
+                self._d.catalog.get(method.gateway, self._caller.environment),
+                method.method_type,
+                True,
             )
             charge = resolve_catalog(uow, merchant.id, charge)
             schedule = new_schedule(
@@ -347,6 +407,7 @@ class ScheduledPayments:
             )
             uow.scheduled_payments.add(schedule)
             plan_next(uow, self._d, schedule)
+            publish_schedule(uow, self._d, ScheduledPaymentCreated, merchant, schedule)
             return ScheduleView(schedule, [])
 
     def get(self, schedule_id: str) -> ScheduleView:
@@ -380,10 +441,13 @@ class ScheduledPayments:
     def _move(self, schedule_id: str, move: str) -> ScheduleView:
         now = self._d.clock.now()
         with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
             schedule = self._get(uow, schedule_id, lock=True)
+            before = schedule.status
             getattr(schedule, move)(now)
             uow.scheduled_payments.save(schedule)
             plan_next(uow, self._d, schedule)
+            publish_state(uow, self._d, merchant, schedule, before)
             return ScheduleView(schedule, uow.scheduled_payments.runs(schedule.id, RECENT_RUNS))
 
     def pause(self, schedule_id: str) -> ScheduleView:
@@ -494,15 +558,13 @@ class Runner:
                 return
             merchant = uow.merchants.get(schedule.merchant_id)
             assert merchant is not None
-            notices.scheduled_payment_upcoming(
-                uow,
-                self._d,
-                merchant=merchant,
-                customer_id=schedule.customer_id,
-                schedule_id=schedule.id,
-                amount=schedule.charge_amount(),
-                run_at=schedule.next_run_at,
-            )
+            amount = schedule.charge_amount()
+            details: dict[str, object] = {
+                "runNumber": schedule.next_run_number,
+                "runAtUtc": utc_text(schedule.next_run_at),
+                "amount": amount.amount,
+            }
+            publish_schedule(uow, self._d, ScheduledPaymentUpcoming, merchant, schedule, details)
 
     def run_due(self, schedule_id: str, plan: int) -> ScheduleRun | None:
         """Charge the schedule's due attempt if ``plan`` is still its plan; else nothing."""
@@ -520,8 +582,12 @@ class Runner:
             if schedule.invoice_number is not None and (
                 open_invoice(uow, schedule.merchant_id, schedule.invoice_number) is None
             ):
+                before = schedule.status
                 schedule.complete(now)  # the invoice it pays is settled (or void)
                 uow.scheduled_payments.save(schedule)
+                merchant = uow.merchants.get(schedule.merchant_id)
+                assert merchant is not None
+                publish_state(uow, self._d, merchant, schedule, before)
                 return None
             run = start_run(
                 uow,
@@ -634,14 +700,36 @@ class Runner:
             uow.scheduled_payments.save_run(done)
             if done.invoice_number is not None and view is not None and failure is None:
                 record_run_payment(uow, self._d, schedule, done, view.transaction)
-            if run.trigger is RunTrigger.RUN_NOW:
-                return done
-            self._advance(uow, schedule, done, now)
+            merchant = uow.merchants.get(schedule.merchant_id)
+            assert merchant is not None
+            before = schedule.status
+            counted = run.trigger is not RunTrigger.RUN_NOW and self._advance(
+                uow, schedule, done, now
+            )
+            kind = ScheduledPaymentChargeFailed if failure else ScheduledPaymentSucceeded
+            details: dict[str, object] = {
+                "runId": done.id,
+                "trigger": done.trigger.value,
+                "runNumber": done.run_number,
+                "attempt": done.attempt,
+                "amount": done.amount.amount,
+                "transactionId": done.transaction_id,
+                "invoiceNumber": done.invoice_number,
+                "failure": done.failure,
+                # The outcome moved the schedule (a scheduled run on plan): a failure counts
+                # toward its retries; next attempt None once it stopped (state Failed).
+                "counted": counted,
+                "nextAttemptAtUtc": utc_text(schedule.next_run_at),
+            }
+            publish_schedule(uow, self._d, kind, merchant, schedule, details)
+            publish_state(uow, self._d, merchant, schedule, before)
             return done
 
     def _advance(
         self, uow: UnitOfWork, schedule: ScheduledPayment, run: ScheduleRun, now: datetime
-    ) -> None:
+    ) -> bool:
+        """Move the schedule on after a scheduled run; ``True`` when the outcome counted (a
+        run on plan, or a success recorded after a pause or cancel)."""
         on_plan = (
             schedule.status is ScheduleStatus.ACTIVE
             and schedule.next_run_number == run.run_number
@@ -659,19 +747,8 @@ class Runner:
                 schedule.updated_at = now
         elif on_plan:
             schedule.failed(now, run.failure or "failed")
-            merchant = uow.merchants.get(schedule.merchant_id)
-            assert merchant is not None
-            notices.scheduled_payment_failed(
-                uow,
-                self._d,
-                merchant=merchant,
-                customer_id=schedule.customer_id,
-                schedule_id=schedule.id,
-                amount=run.amount,
-                failures=schedule.failures,
-                next_attempt_at=schedule.next_run_at,
-            )
         else:
-            return
+            return False
         uow.scheduled_payments.save(schedule)
         plan_next(uow, self._d, schedule)
+        return True

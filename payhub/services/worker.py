@@ -8,8 +8,9 @@ attempt the job is buried: closed with its last error and logged, listed by
 fixed (handlers are idempotent, so a revived job finishes what it started). A worker
 that dies mid-job loses its lease when the lease expires and another worker takes the
 job again, so handlers must be idempotent (the job id is theirs to key on). Queues
-register handlers in ``PayHub.job_handlers`` (the outbox, scheduled payments);
-housekeeping runs on every pass: expired idempotency keys are purged.
+register handlers in ``PayHub.job_handlers`` (the outbox, scheduled payments, webhooks);
+housekeeping runs on every pass: expired idempotency keys, events past their
+retention (30 days) and webhook deliveries finished as long ago are purged.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from payhub.domain.errors import NotFound
 from payhub.domain.retries import RetryPolicy
 from payhub.ports import DeadJob, Job
 from payhub.services.deps import Deps
+from payhub.services.events import purge_expired as purge_expired_events
+from payhub.services.webhooks import purge_history as purge_webhook_history
 
 JobHandler = Callable[[Job], None]
 log = structlog.get_logger("payhub.worker")
@@ -39,6 +42,8 @@ class Pass:
     retried: Counter[str] = attrs.field(factory=Counter)
     dead: Counter[str] = attrs.field(factory=Counter)
     purged_keys: int = 0
+    purged_events: int = 0
+    purged_deliveries: int = 0
 
     @property
     def jobs(self) -> int:
@@ -82,6 +87,8 @@ class Worker:
         result = Pass()
         with self._d.store.unit_of_work() as uow:
             result.purged_keys = uow.idempotency.purge_expired(self._d.clock.now())
+            result.purged_events = purge_expired_events(uow, self._d)
+            result.purged_deliveries = purge_webhook_history(uow, self._d)
         for queue in self.queues:
             while True:
                 now = self._d.clock.now()

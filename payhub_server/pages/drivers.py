@@ -1,7 +1,9 @@
 """Which hosted-fields driver a page loads for a gateway, and the vendor hosts its CSP allows.
 
-Each real gateway's driver is a small script of ours (``static/fields/<gateway>.js``) with the
-simulator's interface, ``PayHubFields[gateway].createFields(el, {type, config})`` returning
+Each gateway's driver lives in its folder (``payhub/adapters/gateways/<gateway>/page.py``
+for the vendor SDK and hosts, ``fields.js`` for the script, served at
+``/static/fields/<gateway>.js``); the script is a small one of ours with the simulator's
+interface, ``PayHubFields[gateway].createFields(el, {type, config})`` returning
 ``{tokenize(): Promise<{token, type}>}``. The driver loads the vendor's official SDK from the
 vendor's own CDN, so the card number is typed only into the vendor's iframes; the token it
 returns is exactly what that gateway's adapter charges (see docs/pay-page.md).
@@ -12,206 +14,74 @@ the merchant's mode (sandbox hosts for sandbox credentials), and nothing for any
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import attrs
 
+from payhub.adapters.gateways.folder import PayPageDriver, VendorHosts
+from payhub.adapters.gateways.registry import pay_page_drivers
 from payhub.domain.gateway_public import public_field_names
+from payhub.domain.gateways import GatewayInfo
 
-
-@attrs.frozen
-class VendorHosts:
-    """Origins a page's CSP adds to ``script-src``, ``frame-src`` and ``connect-src``."""
-
-    script: tuple[str, ...] = ()
-    frame: tuple[str, ...] = ()
-    connect: tuple[str, ...] = ()
+__all__ = ["DRIVERS", "Driver", "Fields", "VendorHosts", "fields_for", "needs_session"]
 
 
 @attrs.frozen
 class Driver:
-    gateway: str
-    sdk_sandbox: tuple[str, ...]  # the vendor's script URLs, loaded in this order
-    sdk_live: tuple[str, ...]
-    hosts_sandbox: VendorHosts
-    hosts_live: VendorHosts
-    card: bool = True
-    bank: bool = False
+    """A gateway's pay-page driver as the pages use it: its folder's spec and catalog row."""
+
+    info: GatewayInfo
+    spec: PayPageDriver
+    script: Path  # the folder's fields.js, served at ``module``
+
+    @property
+    def gateway(self) -> str:
+        return self.info.name
 
     @property
     def module(self) -> str:
-        return f"/static/fields/{self.gateway}.js"
+        return self.spec.module or f"/static/fields/{self.gateway}.js"
+
+    @property
+    def card(self) -> bool:
+        return self.spec.card
+
+    @property
+    def bank(self) -> bool:
+        return self.spec.bank
 
     @property
     def required(self) -> tuple[str, ...]:
-        return public_field_names(self.gateway)
+        return public_field_names(self.info.public_fields)
 
     def hosts(self, sandbox: bool) -> VendorHosts:
-        return self.hosts_sandbox if sandbox else self.hosts_live
+        return self.spec.hosts_sandbox if sandbox else self.spec.hosts_live
+
+    @property
+    def session(self) -> tuple[str, ...]:
+        """Values made server-side per page view through the adapter (``pay_page_session``)."""
+        return self.spec.session
 
     def ready(self, public: dict[str, str]) -> bool:
-        """Every public value the SDK needs is set."""
-        return all(public.get(name) for name in self.required)
+        """Every public value the SDK needs is set (and the session values were made)."""
+        return all(public.get(name) for name in (*self.required, *self.session))
 
     def config(self, public: dict[str, str], sandbox: bool) -> dict[str, Any]:
         """What the driver reads: the SDK's URLs and the public values, nothing secret."""
+        if not (self.spec.sdk_sandbox or self.spec.sdk_live):
+            return {}  # no vendor SDK (the simulator)
         return {
-            "sdk": list(self.sdk_sandbox if sandbox else self.sdk_live),
+            "sdk": list(self.spec.sdk_sandbox if sandbox else self.spec.sdk_live),
             "sandbox": sandbox,
-            **{name: public[name] for name in self.required if name in public},
+            **{name: public[name] for name in (*self.required, *self.session) if name in public},
         }
 
 
-_BT = "https://js.braintreegateway.com/web/3.136.0/js"
-_CKO = "https://cdn.checkout.com/js/framesv2.min.js"
-_STRIPE = VendorHosts(
-    script=("https://js.stripe.com", "https://*.js.stripe.com"),
-    frame=("https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"),
-    connect=("https://api.stripe.com",),
-)
-
+# One per gateway folder with a page.py (and its fields.js); see registry.pay_page_drivers.
 DRIVERS: dict[str, Driver] = {
-    d.gateway: d
-    for d in (
-        # https://docs.stripe.com/security/guide#content-security-policy
-        Driver(
-            "stripe",
-            ("https://js.stripe.com/v3/",),
-            ("https://js.stripe.com/v3/",),
-            _STRIPE,
-            _STRIPE,
-        ),
-        # https://developer.squareup.com/docs/web-payments/content-security-policy
-        Driver(
-            "square",
-            ("https://sandbox.web.squarecdn.com/v1/square.js",),
-            ("https://web.squarecdn.com/v1/square.js",),
-            VendorHosts(
-                script=("https://sandbox.web.squarecdn.com", "https://js.squareupsandbox.com"),
-                frame=("https://sandbox.web.squarecdn.com",),
-                connect=(
-                    "https://pci-connect.squareupsandbox.com",
-                    "https://sandbox.web.squarecdn.com",
-                ),
-            ),
-            VendorHosts(
-                script=("https://web.squarecdn.com", "https://js.squareup.com"),
-                frame=("https://web.squarecdn.com",),
-                connect=("https://pci-connect.squareup.com", "https://web.squarecdn.com"),
-            ),
-        ),
-        # https://docs.nmi.com/docs/quick-start-tutorial (Collect.js, inline iframes); a
-        # sandbox account's key works only on sandbox.nmi.com, as the adapter's API calls do.
-        Driver(
-            "nmi",
-            ("https://sandbox.nmi.com/token/Collect.js",),
-            ("https://secure.nmi.com/token/Collect.js",),
-            VendorHosts(
-                script=("https://sandbox.nmi.com",),
-                frame=("https://sandbox.nmi.com",),
-                connect=("https://sandbox.nmi.com",),
-            ),
-            VendorHosts(
-                script=("https://secure.nmi.com",),
-                frame=("https://secure.nmi.com",),
-                connect=("https://secure.nmi.com",),
-            ),
-        ),
-        # https://developer.authorize.net/api/reference/features/acceptjs.html: AcceptUI,
-        # the hosted lightbox (card data typed in Authorize.Net's frame, SAQ A).
-        Driver(
-            "authorize-net",
-            ("https://jstest.authorize.net/v3/AcceptUI.js",),
-            ("https://js.authorize.net/v3/AcceptUI.js",),
-            VendorHosts(
-                script=("https://jstest.authorize.net",),
-                frame=("https://jstest.authorize.net",),
-                connect=("https://apitest.authorize.net",),
-            ),
-            VendorHosts(
-                script=("https://js.authorize.net",),
-                frame=("https://js.authorize.net",),
-                connect=("https://api2.authorize.net",),
-            ),
-        ),
-        # https://braintree.github.io/braintree-web/current (client + hostedFields modules)
-        Driver(
-            "braintree",
-            (f"{_BT}/client.min.js", f"{_BT}/hosted-fields.min.js"),
-            (f"{_BT}/client.min.js", f"{_BT}/hosted-fields.min.js"),
-            VendorHosts(
-                script=("https://js.braintreegateway.com", "https://assets.braintreegateway.com"),
-                frame=("https://assets.braintreegateway.com",),
-                connect=(
-                    "https://api.sandbox.braintreegateway.com",
-                    "https://client-analytics.sandbox.braintreegateway.com",
-                    "https://payments.sandbox.braintree-api.com",
-                ),
-            ),
-            VendorHosts(
-                script=("https://js.braintreegateway.com", "https://assets.braintreegateway.com"),
-                frame=("https://assets.braintreegateway.com",),
-                connect=(
-                    "https://api.braintreegateway.com",
-                    "https://client-analytics.braintreegateway.com",
-                    "https://payments.braintree-api.com",
-                ),
-            ),
-        ),
-        # https://www.checkout.com/docs/payments/accept-payments/accept-a-payment-using-frames:
-        # one CDN script for both modes (Frames picks the API from the key's pk_sbox_ prefix);
-        # the card frame is on cdn.checkout.com and the token comes from the API's /tokens.
-        Driver(
-            "checkout-com",
-            (_CKO,),
-            (_CKO,),
-            VendorHosts(
-                script=("https://cdn.checkout.com",),
-                frame=("https://cdn.checkout.com",),
-                connect=("https://api.sandbox.checkout.com",),
-            ),
-            VendorHosts(
-                script=("https://cdn.checkout.com",),
-                frame=("https://cdn.checkout.com",),
-                connect=("https://api.checkout.com",),
-            ),
-        ),
-        # https://docs.clover.com/docs/using-the-clover-hosted-iframe: the iframe SDK and its
-        # element frames on checkout(.sandbox.dev).clover.com; cards become clv_ tokens at
-        # token(-sandbox.dev).clover.com.
-        Driver(
-            "clover",
-            ("https://checkout.sandbox.dev.clover.com/sdk.js",),
-            ("https://checkout.clover.com/sdk.js",),
-            VendorHosts(
-                script=("https://checkout.sandbox.dev.clover.com",),
-                frame=("https://checkout.sandbox.dev.clover.com",),
-                connect=("https://token-sandbox.dev.clover.com",),
-            ),
-            VendorHosts(
-                script=("https://checkout.clover.com",),
-                frame=("https://checkout.clover.com",),
-                connect=("https://token.clover.com",),
-            ),
-        ),
-        # https://help.usaepay.info/developer/javascript-library/ (Pay.js v2): the card entry
-        # frame and the payment-key request are on the script's own host.
-        Driver(
-            "usaepay",
-            ("https://sandbox.usaepay.com/js/v2/pay.js",),
-            ("https://www.usaepay.com/js/v2/pay.js",),
-            VendorHosts(
-                script=("https://sandbox.usaepay.com",),
-                frame=("https://sandbox.usaepay.com",),
-                connect=("https://sandbox.usaepay.com",),
-            ),
-            VendorHosts(
-                script=("https://www.usaepay.com",),
-                frame=("https://www.usaepay.com",),
-                connect=("https://www.usaepay.com", "https://usaepay.com"),
-            ),
-        ),
-    )
+    name: Driver(folder.info, spec, folder.directory / "fields.js")
+    for name, (folder, spec) in pay_page_drivers().items()
 }
 
 
@@ -226,13 +96,14 @@ class Fields:
     bank: bool
 
 
-SIMULATOR_FIELDS = Fields("/simulator/hosted-fields.js", VendorHosts(), {}, True, True)
+def needs_session(gateway: str) -> bool:
+    """Whether a page on ``gateway`` asks its adapter for a pay-page session."""
+    driver = DRIVERS.get(gateway)
+    return driver is not None and bool(driver.session)
 
 
 def fields_for(gateway: str, sandbox: bool, public: dict[str, str]) -> Fields | None:
     """The driver for ``gateway`` when it has one and the merchant set its public values."""
-    if gateway == "simulator":
-        return SIMULATOR_FIELDS
     driver = DRIVERS.get(gateway)
     if driver is None or not driver.ready(public):
         return None

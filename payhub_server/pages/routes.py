@@ -34,12 +34,12 @@ from payhub.domain.payments import (
     PaymentMethodInvalid,
 )
 from payhub.hub import PayHub
-from payhub.services.gateway_public import public_fields
+from payhub.services.gateway_public import pay_page_session, public_fields
 from payhub_server.decoding import BodyRefused, decode_body
 from payhub_server.deps import PUBLIC, Hub
 from payhub_server.encoding import encode
 from payhub_server.pages import attempts
-from payhub_server.pages.drivers import DRIVERS
+from payhub_server.pages.drivers import DRIVERS, needs_session
 from payhub_server.pages.presenters import (
     consent_result,
     page_config,
@@ -214,6 +214,11 @@ class PayPageController(Controller):
         except NotFound:
             return _not_found()
         public = public_fields(hub.deps, view.invoice.merchant_id, view.gateway_name)
+        if view.options.can_pay and needs_session(view.gateway_name):
+            made = pay_page_session(
+                hub.deps, hub.gateway_adapters, view.invoice.merchant_id, view.gateway_name
+            )
+            public = {**public, **made}
         page = present(view, token, public)
         if embedded and not page.allowed_origins:
             # Nobody may frame it; say so instead of showing a page no site can embed.
@@ -370,18 +375,22 @@ def static_asset(name: FromPath[str]) -> Response[bytes]:
     return Response(_asset(name), media_type=media, headers=headers)
 
 
-_DRIVERS = frozenset({"common.js", *(f"{g}.js" for g in DRIVERS)})  # common.js: shared helpers
+# A gateway's driver script is its folder's fields.js; common.js holds the drivers' shared helpers.
+_SCRIPTS: dict[str, Path] = {
+    "common.js": _STATIC / "fields" / "common.js",
+    **{f"{g}.js": d.script for g, d in DRIVERS.items() if d.module == f"/static/fields/{g}.js"},
+}
 
 
 @cache
 def _driver(name: str) -> bytes:
-    return (_STATIC / "fields" / name).read_bytes()
+    return _SCRIPTS[name].read_bytes()
 
 
 @get("/static/fields/{name:str}", opt=PUBLIC, sync_to_thread=False, include_in_schema=False)
 def field_driver(name: FromPath[str]) -> Response[bytes]:
-    """A gateway's hosted-fields driver (one per gateway in ``drivers.DRIVERS``, no other)."""
-    if name not in _DRIVERS:
+    """A gateway's hosted-fields driver (one per gateway folder with a driver, no other)."""
+    if name not in _SCRIPTS:
         raise NotFound(f"no fields driver '{name}'")
     headers = {"Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff"}
     return Response(_driver(name), media_type="application/javascript", headers=headers)

@@ -22,18 +22,3 @@ class AddressIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
         return Address(
             self.line1, self.line2, self.city, self.state, self.postal_code, self.country
         )
-
-
-class AddressOut(msgspec.Struct, rename="camel"):
-    line1: str | None
-    line2: str | None
-    city: str | None
-    state: str | None
-    postal_code: str | None
-    country: str | None
-
-    @classmethod
-    def of(cls, a: Address | None) -> AddressOut | None:
-        if a is None:
-            return None
-        return cls(a.line1, a.line2, a.city, a.state, a.postal_code, a.country)

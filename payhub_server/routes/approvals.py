@@ -27,10 +27,10 @@ from payhub.domain.money import Money, format_money
 from payhub.domain.payments import GatewayError, MethodType
 from payhub.domain.schedules import Cadence, priced, totals
 from payhub.hub import PayHub
-from payhub.services.gateway_public import public_fields_and_mode
+from payhub.services.gateway_public import pay_page_session, public_fields_and_mode
 from payhub.services.schedule_requests import ApprovalView
 from payhub_server.deps import PUBLIC, Hub
-from payhub_server.pages.drivers import fields_for
+from payhub_server.pages.drivers import fields_for, needs_session
 from payhub_server.pages.formats import local_date, local_time
 from payhub_server.pages.render import html_page, message_page
 
@@ -134,6 +134,11 @@ def _same_origin(request: Request[Any, Any, Any]) -> bool:
 def _page(hub: PayHub, view: ApprovalView, token: str, *args: Any) -> Response[bytes]:
     """Render with the merchant's public client values for the request's gateway."""
     public = public_fields_and_mode(hub.deps, view.request.merchant_id, view.gateway.name)
+    if needs_session(view.gateway.name):
+        made = pay_page_session(
+            hub.deps, hub.gateway_adapters, view.request.merchant_id, view.gateway.name
+        )
+        public = ({**public[0], **made}, public[1])
     return render(view, token, *args, public=public)
 
 

@@ -12,10 +12,11 @@ from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from msgspec import UNSET, UnsetType
 
 from payhub.domain.consent import ConsentRecord, ConsentState
-from payhub.domain.customers import Customer, CustomerName, StoredPaymentMethod
+from payhub.domain.customers import CustomerName, StoredPaymentMethod
 from payhub.domain.payments import MethodType
 from payhub.services.customers import CustomerInput, CustomerPatch
 from payhub.services.edits import KEEP
+from payhub.wire.customers import CustomerOut
 from payhub_server.deps import (
     MERCHANT_KEY_OK,
     Hub,
@@ -28,7 +29,7 @@ from payhub_server.deps import (
 )
 from payhub_server.encoding import encode
 from payhub_server.idempotency import run_idempotent
-from payhub_server.routes.addresses import AddressIn, AddressOut
+from payhub_server.routes.addresses import AddressIn
 from payhub_server.routes.paging import CURSOR, LIMIT, page_out
 from payhub_server.routes.wire import Page
 
@@ -42,12 +43,6 @@ class NameIn(msgspec.Struct, forbid_unknown_fields=True):
 
     def to_domain(self) -> CustomerName:
         return CustomerName(self.first, self.last, self.company)
-
-
-class NameOut(msgspec.Struct):
-    first: str | None
-    last: str | None
-    company: str | None
 
 
 class CustomerCreate(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -70,38 +65,6 @@ class CustomerUpdate(msgspec.Struct, rename="camel", forbid_unknown_fields=True)
     website: str | UnsetType | None = UNSET
     billing_address: AddressIn | UnsetType | None = UNSET
     account_number: str | UnsetType | None = UNSET
-
-
-class CustomerOut(msgspec.Struct, rename="camel"):
-    customer_id: str
-    name: NameOut
-    display_name: str
-    email: str | None
-    phone: str | None
-    website: str | None
-    billing_address: AddressOut | None
-    account_number: str | None
-    location_id: str | None
-    sms_consent: bool
-    created_at_utc: datetime
-    updated_at_utc: datetime
-
-    @classmethod
-    def of(cls, c: Customer) -> CustomerOut:
-        return cls(
-            customer_id=c.id,
-            name=NameOut(c.name.first, c.name.last, c.name.company),
-            display_name=c.name.display,
-            email=c.email,
-            phone=c.phone,
-            website=c.website,
-            billing_address=AddressOut.of(c.billing_address),
-            account_number=c.account_number,
-            location_id=c.location_id,
-            sms_consent=c.consent.consent,
-            created_at_utc=c.created_at,
-            updated_at_utc=c.updated_at,
-        )
 
 
 class ConsentIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):

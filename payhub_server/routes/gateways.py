@@ -8,7 +8,7 @@ import msgspec
 from litestar import Controller
 
 from payhub.domain.environments import Environment
-from payhub.domain.gateways import GatewayInfo, gateways_for
+from payhub.domain.gateways import GatewayCatalog, GatewayInfo
 from payhub_server.deps import MERCHANT_KEY_OK, Tenant, api_get
 from payhub_server.routes.wire import Items
 
@@ -55,10 +55,10 @@ class GatewayController(Controller):
     @api_get("/", opt=MERCHANT_KEY_OK, summary="List the supported gateways", sync_to_thread=False)
     def list_gateways(self, tenant: Tenant) -> Items[GatewayOut]:
         """The 21 gateways (and, in sandbox, the built-in simulator) with their capabilities."""
-        return _listing(tenant.caller.environment)
+        return _listing(tenant.catalog, tenant.caller.environment)
 
 
 @cache
-def _listing(environment: Environment) -> Items[GatewayOut]:
-    """The catalog is fixed in code: one answer per environment, built once."""
-    return Items([GatewayOut.of(g) for g in gateways_for(environment)])
+def _listing(catalog: GatewayCatalog, environment: Environment) -> Items[GatewayOut]:
+    """A hub's catalog is fixed: one answer per catalog and environment, built once."""
+    return Items([GatewayOut.of(g) for g in catalog.for_environment(environment)])

@@ -21,7 +21,8 @@ from payhub.domain.links import (
     PAGE_SIZE_DEFAULT,
     PAGE_SIZE_MAX,
 )
-from payhub.services.links import ClickReport, LinkInput, LinkView
+from payhub.services.links import ClickReport, LinkInput
+from payhub.wire.links import ShortLinkOut
 from payhub_server.deps import MERCHANT_KEY_OK, Tenant, api_delete, api_get, api_post
 from payhub_server.encoding import encode
 
@@ -34,43 +35,6 @@ class ShortLinkCreate(msgspec.Struct, rename="camel", forbid_unknown_fields=True
     expires_in_days: int | None = None
     expires_at_utc: datetime | None = None
     merchant_reference: str | None = None
-
-
-class ShortLinkOut(msgspec.Struct, rename="camel"):
-    code: str
-    short_url: str | None
-    target_url: str
-    status: str
-    merchant_reference: str | None
-    purpose: str | None
-    label: str | None
-    client_reference: str | None
-    click_count: int
-    last_clicked_utc: datetime | None
-    created_at_utc: datetime
-    expires_at_utc: datetime | None
-    revoked_at_utc: datetime | None
-    revoke_reason: str | None
-
-    @classmethod
-    def of(cls, v: LinkView) -> ShortLinkOut:
-        link = v.link
-        return cls(
-            code=link.code,
-            short_url=v.short_url,
-            target_url=link.target_url,
-            status=v.status.value,
-            merchant_reference=link.merchant_reference,
-            purpose=link.purpose,
-            label=link.label,
-            client_reference=link.client_reference,
-            click_count=v.clicks.count,
-            last_clicked_utc=v.clicks.last_at,
-            created_at_utc=link.created_at,
-            expires_at_utc=link.expires_at,
-            revoked_at_utc=link.revoked_at,
-            revoke_reason=link.revoke_reason,
-        )
 
 
 class ShortLinkPage(msgspec.Struct, rename="camel"):

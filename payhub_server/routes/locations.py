@@ -10,8 +10,9 @@ from litestar.params import FromPath, JSONBody
 
 from payhub.domain.locations import LocationSettings
 from payhub.services.locations import LocationInput, LocationView
+from payhub.wire.addresses import AddressOut
 from payhub_server.deps import MERCHANT_KEY_OK, Tenant, api_delete, api_get, api_post, api_put
-from payhub_server.routes.addresses import AddressIn, AddressOut
+from payhub_server.routes.addresses import AddressIn
 from payhub_server.routes.paging import CURSOR, INCLUDE_INACTIVE, LIMIT, page_out
 from payhub_server.routes.wire import Page
 

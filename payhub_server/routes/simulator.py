@@ -1,24 +1,26 @@
-"""The simulator's client-side script, the stand-in for a gateway's hosted fields."""
+"""The simulator's client-side script (its folder's fields.js), the stand-in for a gateway's
+hosted fields."""
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 from litestar import Response, get
 
+from payhub.adapters.gateways.simulator import FOLDER
+from payhub.adapters.gateways.simulator.page import MODULE
 from payhub_server.deps import PUBLIC
-
-_SCRIPT = Path(__file__).resolve().parent.parent / "static" / "simulator-hosted-fields.js"
 
 
 @cache
 def _script() -> bytes:
-    return _SCRIPT.read_bytes()
+    script = FOLDER.fields_script
+    assert script is not None  # the simulator's folder has a pay-page driver
+    return script.read_bytes()
 
 
 @get(
-    "/simulator/hosted-fields.js",
+    MODULE,
     opt=PUBLIC,
     sync_to_thread=False,
     tags=["Simulator"],

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from payhub import PayHub
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.adapters.system import FixedClock
 from payhub.domain.payments import (
     GatewayCredentials,

@@ -1,5 +1,6 @@
 """Saving through the real Stripe and Square adapters, each against its fake of the gateway's
-API (tests/gateways/fakes): the route, the service, the gateway port and the adapter together."""
+API (tests/gateways/<gateway>/fake.py): the route, the service, the gateway port and the
+adapter together."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ import httpx
 import pytest
 
 from payhub import PayHub
-from payhub.adapters.gateways.square import SquareGateway
-from payhub.adapters.gateways.stripe import StripeGateway
+from payhub.adapters.gateways.square.adapter import SquareGateway
+from payhub.adapters.gateways.stripe.adapter import StripeGateway
 from payhub.adapters.system import FixedClock
 from tests.conftest import Account
 from tests.customers.support import Client, Shop
-from tests.gateways.fakes.square import ACCESS_TOKEN, FakeSquare
-from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
+from tests.gateways.square.fake import ACCESS_TOKEN, FakeSquare
+from tests.gateways.stripe.fake import TEST_KEY, FakeStripe
 
 
 @pytest.fixture

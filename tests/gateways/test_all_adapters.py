@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from payhub.adapters.gateways.registry import default_gateways
-from payhub.domain.gateways import GATEWAYS, SIMULATOR
 from payhub.ports import FindsLostCharges, Gateway
+from tests.gateways.catalog_rows import GATEWAYS, SIMULATOR
 
 PORT_METHODS = ("charge", "capture", "refund", "void", "status", "save_payment_method")
 
@@ -85,7 +85,7 @@ def test_each_adapter_is_registered_under_its_own_catalog_name(
     adapter = registry[key]
     assert adapter.name == key
     assert key in {g.name for g in (*GATEWAYS, SIMULATOR)}
-    module = "payhub.adapters.gateways." + key.replace("-", "_")
+    module = "payhub.adapters.gateways." + key.replace("-", "_") + ".adapter"
     assert type(adapter).__module__ == module
 
 

@@ -26,6 +26,7 @@ from payhub.adapters.gateways.kit.redaction import (
     hide_values,
     redact,
 )
+from payhub.adapters.gateways.registry import FOLDERS
 from payhub.domain.payments import DECLINE_CODES, GatewayCredentialsRejected, GatewayError
 
 # What the policy promises never to let through, written independently of the kit's regexes.
@@ -197,29 +198,19 @@ def test_xml_answers_with_a_dtd_or_entities_are_refused_unread() -> None:
 
 # --- the adapters on the kit keep no copies ---------------------------------------------------
 
-ON_THE_KIT = (
-    "nmi",
-    "fiserv",
-    "heartland",
-    "elavon",
-    "clover",
-    "helcim",
-    "stax",
-    "paytrace",
-    "forte",
-    "usaepay",
-    "nuvei",
-)
+# Every gateway's adapter (the simulator answers in process and sends nothing).
+ON_THE_KIT = tuple(name for name in FOLDERS if name != "simulator")
 
 
 @pytest.mark.parametrize("module", ON_THE_KIT)
 def test_adapters_on_the_kit_keep_no_copies_and_send_through_gateway_http(module: str) -> None:
-    """Add an adapter here once it is moved onto the kit (docs/gateways.md lists the rest)."""
+    """No adapter keeps its own redaction, ISO 8583 table, answer reading or sending."""
     import ast
     import importlib
     import inspect
 
-    source = inspect.getsource(importlib.import_module(f"payhub.adapters.gateways.{module}"))
+    adapter = importlib.import_module(f"payhub.adapters.gateways.{module}.adapter")
+    source = inspect.getsource(adapter)
     tree = ast.parse(source)
     functions = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     assert not functions & {"_scrub", "_error_from_status"}, "use kit.redaction"
@@ -234,6 +225,26 @@ def test_adapters_on_the_kit_keep_no_copies_and_send_through_gateway_http(module
     if module == "stax":  # its own decline texts, checked before the kit's words
         tables -= {"_DECLINE_WORDS"}
     assert not tables, f"use the kit instead of {sorted(tables)}"
+    iso_tables = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Dict)
+        and {"51", "54"} <= {k.value for k in n.keys if isinstance(k, ast.Constant)}
+    ]
+    assert not iso_tables, "use kit.declines' ISO 8583 table (an overlay for own codes)"
+    assert '"[redacted]"' not in source, "use kit.redaction"
+    assert "response.json()" not in source, "read answers with kit.answers"
+    assert "json.loads(response" not in source, "read answers with kit.answers"
     assert "httpx.TimeoutException" not in source, "send through GatewayHttp"
     assert ".client.request(" not in source, "send through GatewayHttp"
     assert "GatewayHttp(" in source
+
+
+def test_redact_blanks_the_id_shapes_a_gateway_names() -> None:
+    import re
+
+    stripe_ids = re.compile(r"\b(?:pm|tok)_[A-Za-z0-9_*]+")
+    text = "No such PaymentMethod: 'pm_card_visa'"
+
+    assert redact(text) == text  # too plain to look like a token by itself
+    assert redact(text, ids=(stripe_ids,)) == "No such PaymentMethod: '[redacted]'"

@@ -16,16 +16,20 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import PayHub
-from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
-from payhub.adapters.gateways.braintree import BraintreeGateway
-from payhub.adapters.gateways.nmi import NmiGateway
-from payhub.adapters.gateways.square import SquareGateway
-from payhub.adapters.gateways.stripe import StripeGateway
+from payhub.adapters.gateways.authorize_net.adapter import AuthorizeNetGateway
+from payhub.adapters.gateways.braintree.adapter import BraintreeGateway
+from payhub.adapters.gateways.nmi.adapter import NmiGateway
+from payhub.adapters.gateways.square.adapter import SquareGateway
+from payhub.adapters.gateways.stripe.adapter import StripeGateway
 from payhub.adapters.system import FixedClock
 from payhub.domain.payments import TxStatus
 from payhub.ports import Gateway
 from tests.conftest import Account
-from tests.gateways.fakes import authorize_net, braintree, nmi, square, stripe
+from tests.gateways.authorize_net import fake as authorize_net
+from tests.gateways.braintree import fake as braintree
+from tests.gateways.nmi import fake as nmi
+from tests.gateways.square import fake as square
+from tests.gateways.stripe import fake as stripe
 
 
 @attrs.frozen

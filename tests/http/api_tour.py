@@ -88,10 +88,14 @@ M = "/api/merchant-accounts"
 R = M + "/{ref}"
 
 
-def run(tour: Tour, allow_embedding: Any = None) -> Tour:  # noqa: PLR0915  # one linear story
+def run(  # noqa: PLR0915  # one linear story
+    tour: Tour, allow_embedding: Any = None, portal_user: Any = None
+) -> Tour:
     """Every operation once. ``allow_embedding(ref)`` gives the merchant an allowed website
     (the portal's job, done in-process) so the embed call succeeds; without it that call is
-    made and may be refused."""
+    made and may be refused. ``portal_user(ref)`` creates a portal user of the merchant (the
+    operator's CLI, in-process) and returns its email; without it the portal-session call is
+    made for nobody and answers 404."""
     t = tour
     call = t.call
     # --- the merchant and its gateway --------------------------------------------------------
@@ -110,6 +114,10 @@ def run(tour: Tour, allow_embedding: Any = None) -> Tour:  # noqa: PLR0915  # on
     call("GET", R + "/credentials")
     if allow_embedding is not None:
         allow_embedding(t.ids["ref"])
+    if portal_user is not None:
+        call("POST", R + "/portal-sessions", {"user": portal_user(t.ids["ref"])}, ok=(201,))
+    else:
+        call("POST", R + "/portal-sessions", {"user": "owner@acme-plumbing.example"}, ok=(404,))
 
     # --- catalog -----------------------------------------------------------------------------
     rate = call("POST", R + "/tax-rates", {"name": "Austin sales tax", "percent": 8.25})
@@ -321,6 +329,30 @@ def run(tour: Tour, allow_embedding: Any = None) -> Tour:  # noqa: PLR0915  # on
     call("GET", "/api/short-links/{code}/clicks")
     revoked = call("POST", "/api/short-links", {**link_body, "label": "Old offer"})
     call("DELETE", "/api/short-links/{code}", code=revoked["code"])
+
+    # --- events: what the tour did, newest first ------------------------------------------------
+    events = call("GET", "/api/events", params={"limit": 2})
+    t.ids["event_id"] = events["data"][0]["eventId"]
+    call("GET", "/api/events/{event_id}")
+
+    # --- webhook endpoints -------------------------------------------------------------------
+    w = "/api/webhook-endpoints"
+    hook_body = {
+        "url": "https://hooks.acmeplumbing.com/payhub",
+        "eventTypes": ["invoice.paid", "payment.refunded"],
+        "description": "Bookkeeping sync",
+        "alertEmail": "ops@acmeplumbing.com",
+    }
+    hook = call("POST", w, hook_body)
+    t.ids["endpoint_id"] = hook["endpointId"]
+    call("GET", w)
+    call("GET", w + "/{endpoint_id}")
+    call("PATCH", w + "/{endpoint_id}", {"eventTypes": ["*"], "description": "Everything"})
+    call("POST", w + "/{endpoint_id}/rotate-secret", {"overlapHours": 24})
+    call("GET", w + "/{endpoint_id}/deliveries")
+    call("POST", w + "/{endpoint_id}/resend", {"eventId": t.ids["event_id"]}, ok=(202,))
+    gone = call("POST", w, {**hook_body, "description": "Old endpoint"})
+    call("DELETE", w + "/{endpoint_id}", endpoint_id=gone["endpointId"])
     return t
 
 
@@ -410,6 +442,15 @@ def spares(tour: Tour) -> Tour:
     )
     link = call("POST", "/api/short-links", {"targetUrl": "https://www.acmeplumbing.com/spare"})
     give("/api/short-links/{code}", "delete", code=link["code"])
+    hook = call(
+        "POST",
+        "/api/webhook-endpoints",
+        {"url": "https://hooks.acmeplumbing.com/spare", "eventTypes": ["*"]},
+    )
+    spare_hook = hook["endpointId"]
+    give("/api/webhook-endpoints/{endpoint_id}", "delete", endpoint_id=spare_hook)
+    give("/api/webhook-endpoints/{endpoint_id}", "patch", endpoint_id=spare_hook)
+    give("/api/webhook-endpoints/{endpoint_id}/rotate-secret", "post", endpoint_id=spare_hook)
     method = call(
         "POST",
         R + "/customers/{customer_id}/payment-methods/{gateway}",
@@ -447,9 +488,15 @@ def record() -> None:
             scope = hub.provider(hub.authenticate(issued.secret)).merchant(ref)
             scope.invoices.change_embed_origins(add=("https://acme-plumbing.example",))
 
+        def portal_user(ref: str) -> str:
+            user = hub.portal.create_user(
+                "owner@acme-plumbing.example", "Ann Owner", "owner", merchant_reference=ref
+            )
+            return user.email
+
         with TestClient(create_app(hub)) as client:
             document = client.get("/schema/openapi.json").json()
-            tour = run(Tour(client, issued.secret, document), allow)
+            tour = run(Tour(client, issued.secret, document), allow, portal_user)
         hub.close()
     text = json.dumps(dict(sorted(tour.records.items())), indent=1, ensure_ascii=False)
     EXAMPLES.write_text(text + "\n", encoding="utf-8")

@@ -8,8 +8,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import Environment
-from payhub.domain.gateways import GATEWAYS
 from tests.conftest import Account
+from tests.gateways.catalog_rows import GATEWAYS
 
 Client = TestClient[Litestar]
 

@@ -41,6 +41,8 @@ BODIES: dict[str, dict[str, Any]] = {
         "environment": "Sandbox",
         "enabled": True,
     },
+    # the merchant's portal user, made by ``world`` (the operator's CLI, in-process)
+    "POST /api/merchant-accounts/{ref}/portal-sessions": {"user": "owner@a-shop.example"},
 }
 
 
@@ -80,6 +82,7 @@ def snapshot(hub: PayHub) -> dict[str, Any]:
 
 @pytest.fixture
 def world(
+    hub: PayHub,
     sandbox_provider: Account,
     other_provider: Account,
     make_merchant: Callable[..., dict[str, Any]],
@@ -88,6 +91,7 @@ def world(
     make_merchant(sandbox_provider, OWNER_REF)
     make_merchant(sandbox_provider, "a-sister-shop")
     make_merchant(other_provider, "b-shop")
+    hub.portal.create_user("owner@a-shop.example", "Ann", "owner", merchant_reference=OWNER_REF)
     return {
         "owner": sandbox_provider.key,
         "owner_merchant": merchant_key(sandbox_provider, OWNER_REF),

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from payhub.domain.embedding import change_origins, clean_origin
 from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict, FieldError, ValidationError
-from payhub.domain.gateways import gateway
 from payhub.domain.invoices import (
     AllowedMethods,
     Invoice,
@@ -39,6 +38,7 @@ from payhub.domain.numbering import (
     render,
 )
 from payhub.domain.payments import MethodType
+from tests.gateways.catalog_rows import gateway
 
 NOW = datetime(2025, 3, 14, 9, 0, tzinfo=UTC)
 quantities = st.decimals(min_value="0.0001", max_value="1000", places=4)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.domain.consent import ConsentSource
 from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict, NotFound, ValidationError

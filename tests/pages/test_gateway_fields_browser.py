@@ -3,7 +3,8 @@
 Stripe Elements, NMI Collect.js, Square's Web Payments SDK, Braintree's hosted fields and
 Authorize.Net's AcceptUI lightbox, each with a decline first and then an approval.
 
-Why this wiring: the adapters must talk to the fake gateway APIs (``tests/gateways/fakes``)
+Why this wiring: the adapters must talk to the fake gateway APIs
+(``tests/gateways/<gateway>/fake.py``)
 through an injected ``httpx.MockTransport``, which a separate ``payhub serve`` process cannot
 take. So the app runs in this process (the ``hub`` below, on both stores) and playwright
 routes every request for the page's origin, ``https://pay.payhub.test``, to it through
@@ -28,29 +29,29 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
-from payhub.adapters.gateways.authorize_net import AuthorizeNetGateway
-from payhub.adapters.gateways.braintree import BraintreeGateway
-from payhub.adapters.gateways.checkout_com import CheckoutComGateway
-from payhub.adapters.gateways.clover import CloverGateway
-from payhub.adapters.gateways.nmi import NmiGateway
-from payhub.adapters.gateways.square import SquareGateway
-from payhub.adapters.gateways.stripe import StripeGateway
-from payhub.adapters.gateways.usaepay import UsaEpayGateway
+from payhub.adapters.gateways.authorize_net.adapter import AuthorizeNetGateway
+from payhub.adapters.gateways.braintree.adapter import BraintreeGateway
+from payhub.adapters.gateways.checkout_com.adapter import CheckoutComGateway
+from payhub.adapters.gateways.clover.adapter import CloverGateway
+from payhub.adapters.gateways.nmi.adapter import NmiGateway
+from payhub.adapters.gateways.square.adapter import SquareGateway
+from payhub.adapters.gateways.stripe.adapter import StripeGateway
+from payhub.adapters.gateways.usaepay.adapter import UsaEpayGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
-from tests.gateways.fakes.authorize_net import FAKE_LOGIN, FAKE_TRANSACTION_KEY, FakeAuthorizeNet
-from tests.gateways.fakes.braintree import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
-from tests.gateways.fakes.checkout_com import SANDBOX_KEY as CKO_SECRET
-from tests.gateways.fakes.checkout_com import FakeCheckoutCom
-from tests.gateways.fakes.clover import SANDBOX_KEY as CLOVER_SECRET
-from tests.gateways.fakes.clover import FakeClover
-from tests.gateways.fakes.nmi import SECURITY_KEY, FakeNmi
-from tests.gateways.fakes.square import ACCESS_TOKEN, LOCATION_ID, FakeSquare
-from tests.gateways.fakes.stripe import TEST_KEY, FakeStripe
-from tests.gateways.fakes.usaepay import API_KEY as USAEPAY_KEY
-from tests.gateways.fakes.usaepay import PIN as USAEPAY_PIN
-from tests.gateways.fakes.usaepay import FakeUsaEpay
+from tests.gateways.authorize_net.fake import FAKE_LOGIN, FAKE_TRANSACTION_KEY, FakeAuthorizeNet
+from tests.gateways.braintree.fake import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
+from tests.gateways.checkout_com.fake import SANDBOX_KEY as CKO_SECRET
+from tests.gateways.checkout_com.fake import FakeCheckoutCom
+from tests.gateways.clover.fake import SANDBOX_KEY as CLOVER_SECRET
+from tests.gateways.clover.fake import FakeClover
+from tests.gateways.nmi.fake import SECURITY_KEY, FakeNmi
+from tests.gateways.square.fake import ACCESS_TOKEN, LOCATION_ID, FakeSquare
+from tests.gateways.stripe.fake import TEST_KEY, FakeStripe
+from tests.gateways.usaepay.fake import API_KEY as USAEPAY_KEY
+from tests.gateways.usaepay.fake import PIN as USAEPAY_PIN
+from tests.gateways.usaepay.fake import FakeUsaEpay
 from tests.pages.support import Shop, token_of
 
 pytestmark = pytest.mark.browser
@@ -685,7 +686,7 @@ def test_pay_an_invoice_through_the_clover_iframe(
 
 
 USAEPAY_PUBLIC = "_P120LOb42a1SF4nN54z1Hp0256K7bl3ki0x8iuJP9"
-# The fake API's Pay.js test keys for two test cards (tests/gateways/fakes/usaepay.py).
+# The fake API's Pay.js test keys for two test cards (tests/gateways/usaepay/fake.py).
 USAEPAY_KEYS = {"4000100011112224": "pk_visa", "4000300011112220": "pk_decline"}
 
 

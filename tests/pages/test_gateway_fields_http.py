@@ -18,8 +18,8 @@ from litestar.testing import TestClient
 from payhub import PayHub
 from payhub.adapters.system import FixedClock
 from payhub.domain.environments import Environment
-from payhub.domain.gateways import gateway as catalog_gateway
 from tests.conftest import Account
+from tests.gateways.catalog_rows import gateway as catalog_gateway
 from tests.pages.support import Shop, config_of, token_of
 
 PK = "pk_test_51HpayhubFAKEpublishable"

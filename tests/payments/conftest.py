@@ -12,7 +12,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import PayHub
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.adapters.system import FixedClock
 from tests.conftest import Account
 

@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import PayHub
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.adapters.system import FixedClock
 from payhub.domain.payments import (
     ChargeRequest,

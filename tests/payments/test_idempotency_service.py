@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from payhub import PayHub
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.adapters.storage import migrations, open_store
 from payhub.adapters.system import FixedClock
 from payhub.domain.errors import Conflict

@@ -13,7 +13,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from payhub import PayHub
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
@@ -22,6 +22,7 @@ from payhub.domain.payments import (
     GatewayStatus,
     TxStatus,
 )
+from payhub.ports import EventQuery
 from tests.payments.conftest import CountingGateway, charge_body
 from tests.payments.test_charges import ledger
 
@@ -84,6 +85,15 @@ def report(status: GatewayStatus, **amounts: Money) -> GatewayResult:
     return GatewayResult(reference="", status=status, amount=usd("25.00"), **amounts)
 
 
+def payment_events(hub: PayHub, tx_id: str) -> list[str]:
+    """The domain events about the transaction, oldest first: a pending move emits its event
+    only once a status read finds it done."""
+    with hub.store.unit_of_work(readonly=True) as uow:
+        provider = uow.providers.list()[0].id
+        rows = uow.events.list(EventQuery(provider, object_id=tx_id), limit=100)
+    return [e.type for e in reversed(rows)]
+
+
 def _sale(client: Client, shop: dict[str, str], capture: bool = True) -> tuple[str, str]:
     tx = client.post("/api/payments/charge", json=charge_body(capture=capture), headers=shop)
     assert tx.status_code == 201, tx.text
@@ -108,6 +118,7 @@ def test_an_accepted_capture_is_pending_until_a_status_read_settles_it(
     assert pending.json()["capturedAmount"]["value"] == 25
     assert pending.json()["settled"] is False
     assert pending.json()["events"][-1]["outcome"] == "pending"
+    assert payment_events(hub, tx_id) == ["payment.succeeded"]  # not captured yet
     # Nothing else may happen until it settles, and the gateway hears nothing of it.
     calls = dict(gateway.calls)
     for move in ("capture", "refund", "void"):
@@ -123,6 +134,7 @@ def test_an_accepted_capture_is_pending_until_a_status_read_settles_it(
 
     assert settled["status"] == "Captured"
     assert settled["settled"] is True
+    assert payment_events(hub, tx_id) == ["payment.succeeded", "payment.captured"]
     tx, events = ledger(hub, tx_id)
     assert tx.status is TxStatus.CAPTURED
     assert [(e.kind.value, e.outcome.value) for e in events] == [
@@ -171,6 +183,7 @@ def test_a_pending_refund_keeps_its_reservation_and_settles_either_way(
     done = client.get(f"{base}?refresh=true", headers=shop).json()
     assert done["status"] == "PartiallyRefunded"
     assert done["refundedAmount"]["value"] == 10
+    assert payment_events(hub, tx_id) == ["payment.succeeded", "payment.refunded"]
 
     # A second pending refund the gateway then rejects: the reservation is released.
     second = client.post(f"{base}/refund", headers=shop).json()
@@ -182,6 +195,8 @@ def test_a_pending_refund_keeps_its_reservation_and_settles_either_way(
     assert rejected["refundedAmount"]["value"] == 10
     tx, _ = ledger(hub, tx_id)
     assert tx.refundable.amount == Decimal("15.00")
+    # the rejected refund emitted nothing
+    assert payment_events(hub, tx_id) == ["payment.succeeded", "payment.refunded"]
 
 
 def test_a_full_pending_refund_settles_as_refunded(

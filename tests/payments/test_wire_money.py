@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from payhub.adapters.gateways.simulator import SimulatorGateway
+from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.domain.cardnumbers import contains_card_number
 from payhub.domain.money import amount_ceiling
 from tests.payments.conftest import CountingGateway

@@ -7,13 +7,10 @@ from collections import Counter
 import pytest
 
 from payhub import Environment, NotFound
-from payhub.domain.gateways import (
-    GATEWAYS,
-    SIMULATOR,
-    BankAccountVaulting,
-    gateway,
-    gateways_for,
-)
+from payhub.domain.gateways import BankAccountVaulting
+from tests.gateways.catalog_rows import CATALOG, GATEWAYS, SIMULATOR, gateway
+
+gateways_for = CATALOG.for_environment
 
 
 def test_there_are_exactly_21_real_gateways_with_unique_names() -> None:

@@ -27,6 +27,9 @@ _TYPES = {
         "json": "TEXT",
     },
 }
+# An ever-increasing row number (migration 16's events: the order they were recorded in).
+_TYPES["sqlite"]["serial"] = "INTEGER PRIMARY KEY AUTOINCREMENT"
+_TYPES["postgres"]["serial"] = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
 # Migration 14's digest of an idempotency key (SQLite's function is registered per connection).
 _TYPES["sqlite"]["key_digest"] = "payhub_sha256_hex(scope || char(10) || key)"
 _TYPES["postgres"]["key_digest"] = (
@@ -704,6 +707,149 @@ MIGRATIONS: tuple[Migration, ...] = (
         """
         ALTER TABLE transactions ADD COLUMN method_brand TEXT;
         ALTER TABLE transactions ADD COLUMN method_last4 TEXT
+        """,
+    ),
+    Migration(
+        16,
+        "domain events: recorded with the change that caused them, read by GET /api/events",
+        # seq orders events as recorded (newest first lists, in order per object); data and
+        # details are JSON with money as exact numbers. Messages name the event that queued
+        # them (emailQueued of an invoice send reads it).
+        """
+        CREATE TABLE events (
+            seq {serial},
+            id TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            provider_id TEXT NOT NULL REFERENCES providers(id),
+            merchant_id TEXT REFERENCES merchants(id),
+            object_type TEXT NOT NULL,
+            object_id TEXT NOT NULL,
+            data {json} NOT NULL,
+            details {json} NOT NULL,
+            created_at {ts} NOT NULL
+        );
+        CREATE INDEX events_provider ON events(provider_id, seq);
+        CREATE INDEX events_merchant ON events(merchant_id, seq);
+        CREATE INDEX events_object ON events(object_id, seq);
+        CREATE INDEX events_created ON events(created_at);
+        ALTER TABLE messages ADD COLUMN event_id TEXT;
+        CREATE INDEX messages_event ON messages(event_id) WHERE event_id IS NOT NULL
+        """,
+    ),
+    Migration(
+        17,
+        "webhook endpoints, their deliveries in order per object, and the attempt log",
+        # Secrets are sealed (SecretBox). A delivery's body is the exact signed JSON; an
+        # attempt keeps the status, duration and error only, never a body or a header.
+        """
+        CREATE TABLE webhook_endpoints (
+            id TEXT PRIMARY KEY,
+            provider_id TEXT NOT NULL REFERENCES providers(id),
+            merchant_id TEXT REFERENCES merchants(id),
+            url TEXT NOT NULL,
+            event_types {json} NOT NULL,
+            description TEXT,
+            alert_email TEXT,
+            enabled {bool} NOT NULL,
+            disabled_reason TEXT,
+            secret_sealed {blob} NOT NULL,
+            previous_secret_sealed {blob},
+            previous_secret_expires_at {ts},
+            failing_since {ts},
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            deleted_at {ts}
+        );
+        CREATE INDEX webhook_endpoints_provider ON webhook_endpoints(provider_id, created_at, id);
+        CREATE TABLE webhook_deliveries (
+            id TEXT PRIMARY KEY,
+            endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id),
+            provider_id TEXT NOT NULL REFERENCES providers(id),
+            merchant_id TEXT,
+            event_id TEXT NOT NULL,
+            event_type TEXT NOT NULL,
+            object_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            job_id TEXT,
+            next_attempt_at {ts},
+            attempt_started_at {ts},
+            last_status_code INTEGER,
+            last_error TEXT,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            finished_at {ts},
+            UNIQUE (endpoint_id, object_id, seq)
+        );
+        CREATE INDEX webhook_deliveries_open ON webhook_deliveries(endpoint_id, object_id, seq)
+            WHERE status IN ('waiting', 'pending');
+        CREATE INDEX webhook_deliveries_event ON webhook_deliveries(provider_id, event_id);
+        CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(finished_at)
+            WHERE finished_at IS NOT NULL;
+        CREATE TABLE webhook_attempts (
+            id TEXT PRIMARY KEY,
+            delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id),
+            endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id),
+            event_id TEXT NOT NULL,
+            event_type TEXT NOT NULL,
+            attempt INTEGER NOT NULL,
+            started_at {ts} NOT NULL,
+            duration_ms INTEGER NOT NULL,
+            status_code INTEGER,
+            error TEXT,
+            outcome TEXT NOT NULL,
+            next_attempt_at {ts}
+        );
+        CREATE INDEX webhook_attempts_log ON webhook_attempts(endpoint_id, started_at, id);
+        CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id)
+        """,
+    ),
+    Migration(
+        18,
+        "the admin portal: its users, their sessions and one-time links (invites, sign-in)",
+        # Session ids, link tokens and recovery codes are stored as HMAC digests, passwords as
+        # argon2id hashes, TOTP seeds sealed; nothing here opens a session by itself.
+        """
+        CREATE TABLE portal_users (
+            id TEXT PRIMARY KEY,
+            email TEXT NOT NULL UNIQUE,
+            display_name TEXT NOT NULL,
+            role TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            merchant_id TEXT REFERENCES merchants(id),
+            provider_id TEXT REFERENCES providers(id),
+            password_hash TEXT,
+            totp_sealed {blob},
+            totp_enabled {bool} NOT NULL,
+            totp_last_step INTEGER NOT NULL,
+            recovery_digests {json} NOT NULL,
+            created_at {ts} NOT NULL,
+            disabled_at {ts},
+            last_sign_in_at {ts}
+        );
+        CREATE INDEX portal_users_merchant ON portal_users(merchant_id);
+        CREATE TABLE portal_sessions (
+            digest TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES portal_users(id),
+            environment TEXT NOT NULL,
+            second_factor_due {bool} NOT NULL,
+            created_at {ts} NOT NULL,
+            last_seen_at {ts} NOT NULL,
+            expires_at {ts} NOT NULL
+        );
+        CREATE INDEX portal_sessions_user ON portal_sessions(user_id);
+        CREATE INDEX portal_sessions_expiry ON portal_sessions(expires_at);
+        CREATE TABLE portal_tokens (
+            digest TEXT PRIMARY KEY,
+            purpose TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES portal_users(id),
+            created_at {ts} NOT NULL,
+            expires_at {ts} NOT NULL,
+            used_at {ts}
+        );
+        CREATE INDEX portal_tokens_user ON portal_tokens(user_id, purpose)
         """,
     ),
 )

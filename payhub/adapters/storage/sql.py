@@ -715,3 +715,14 @@ class SqlUnitOfWork:
         from payhub.adapters.storage import sql_master_key as mk
 
         self.master_key: ports.MasterKeyRepository = mk.SqlMasterKey(db)
+        from payhub.adapters.storage import sql_webhooks as wh
+
+        self.webhooks: ports.WebhookRepository = wh.SqlWebhooks(db)
+        from payhub.adapters.storage import sql_events as evt
+
+        self.events: ports.EventRepository = evt.SqlEvents(db)
+        from payhub.adapters.storage import sql_portal as prt
+
+        self.portal_users: ports.PortalUserRepository = prt.SqlPortalUsers(db)
+        self.portal_sessions: ports.PortalSessionRepository = prt.SqlPortalSessions(db)
+        self.portal_tokens: ports.PortalTokenRepository = prt.SqlPortalTokens(db)

@@ -8,7 +8,7 @@ small row whatever the traffic, and a day's count is read back in one index look
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -232,6 +232,15 @@ class SqlShortLinks(_Repo):
             {"at": at, "r": reason, "id": link_id},
         )
         return changed == 1
+
+    def unrevoked_on_domain(self, domain: str) -> Sequence[ShortLink]:
+        escaped = domain.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+        rows = self.db.query(
+            f"{_SELECT_LINK} WHERE l.revoked_at IS NULL AND (l.target_host = :d"
+            f" OR l.target_host LIKE :under ESCAPE '{LIKE_ESCAPE}') ORDER BY l.created_at, l.id",
+            {"d": domain, "under": f"%.{escaped}"},
+        )
+        return [self._load(r) for r in rows]
 
     def revoke_on_domain(self, domain: str, at: datetime, reason: str) -> int:
         escaped = domain.replace("!", "!!").replace("%", "!%").replace("_", "!_")

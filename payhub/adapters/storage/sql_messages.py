@@ -34,10 +34,13 @@ _COLUMNS = (
     "attempt_started_at",
     "delivery_reported_at",
     "provider_error_code",
+    "event_id",
     "created_at",
     "updated_at",
 )
-_FIXED = frozenset({"id", "merchant_id", "customer_id", "channel", "kind", "created_at"})
+_FIXED = frozenset(
+    {"id", "merchant_id", "customer_id", "channel", "kind", "event_id", "created_at"}
+)
 
 
 class SqlMessages(_Repo):
@@ -64,6 +67,7 @@ class SqlMessages(_Repo):
             "attempt_started_at": m.attempt_started_at,
             "delivery_reported_at": m.delivery_reported_at,
             "provider_error_code": m.provider_error_code,
+            "event_id": m.event_id,
             "created_at": m.created_at,
             "updated_at": m.updated_at,
         }
@@ -91,6 +95,7 @@ class SqlMessages(_Repo):
             attempt_started_at=opt_dt(row["attempt_started_at"]),
             delivery_reported_at=opt_dt(row["delivery_reported_at"]),
             provider_error_code=row["provider_error_code"],
+            event_id=row["event_id"],
             created_at=to_dt(row["created_at"]),
             updated_at=to_dt(row["updated_at"]),
         )
@@ -184,6 +189,12 @@ class SqlMessages(_Repo):
             sms=Channel.SMS.value,
         )
         return str(row["merchant_id"]) if row else None
+
+    def caused_by(self, event_id: str) -> list[Message]:
+        rows = self.db.query(
+            "SELECT * FROM messages WHERE event_id = :e ORDER BY created_at, id", {"e": event_id}
+        )
+        return [self._load(r) for r in rows]
 
     def list(
         self,

@@ -13,10 +13,11 @@ from typing import Any, ClassVar, Literal
 
 import httpx
 
-from payhub.domain.gateways import GATEWAYS, GatewayInfo
+from payhub.domain.gateways import GatewayInfo
 from payhub.domain.money import Money
 from payhub.domain.payments import GatewayCredentials
 from payhub.ports import Gateway
+from tests.gateways.catalog_rows import GATEWAYS
 
 Mode = Literal["5xx", "timeout", "unreachable", "malformed", "lost"]
 Handler = Callable[[httpx.Request], httpx.Response]

@@ -8,13 +8,14 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from payhub.domain.gateways import GATEWAYS
 from payhub.domain.payments import GatewayCredentialsRejected, GatewayError
 
 
 def title(gateway: str) -> str:
     """How a message names the gateway: its catalog display name, without the parenthesis."""
-    info = next((g for g in GATEWAYS if g.name == gateway), None)
+    from payhub.adapters.gateways.registry import default_catalog
+
+    info = default_catalog().named(gateway)
     return info.display_name.split(" (")[0] if info else gateway
 
 

@@ -6,7 +6,8 @@ card token, sometimes card digits. Every text an adapter puts in ``gateway_messa
 ``GatewayResult.message`` or a ``support`` value passes through ``redact`` first, which
 
 - drops control characters and folds whitespace to single spaces,
-- replaces each value the adapter names as hidden (its secret, the token it sent),
+- replaces each value the adapter names as hidden (its secret, the token it sent) and each
+  match of the id shapes it names (``ids``: Stripe's ``pm_…``, PayPal's order ids, …),
 - replaces every card-like digit run (12 or more digits, single spaces or dashes allowed
   between them) and every token-looking word (12 or more of ``[A-Za-z0-9_-]`` mixing letters
   and digits, or any such word of 32 or more),
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from re import Pattern
 from typing import Any
 
 MAX_TEXT = 200
@@ -41,8 +43,13 @@ def is_token_like(word: str) -> bool:
     return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
-def redact(text: object, hide: Iterable[str | None] = ()) -> str | None:
-    """A gateway's text made safe to show, or None when there is no text."""
+def redact(
+    text: object, hide: Iterable[str | None] = (), ids: Iterable[Pattern[str]] = ()
+) -> str | None:
+    """A gateway's text made safe to show, or None when there is no text.
+
+    ``ids``: the shapes of the gateway's own object ids, blanked even when they are too short
+    or too plain to look like tokens (Stripe's ``pm_card_visa``)."""
     if not isinstance(text, str):
         return None
     cleaned = "".join(c if c.isprintable() else " " for c in text)
@@ -51,6 +58,8 @@ def redact(text: object, hide: Iterable[str | None] = ()) -> str | None:
     hidden |= {_SPACE.sub(" ", v).strip() for v in hidden}
     for value in sorted(hidden, key=len, reverse=True):
         cleaned = cleaned.replace(value, REDACTED)
+    for shape in ids:
+        cleaned = shape.sub(REDACTED, cleaned)
     cleaned = CARD_LIKE.sub(REDACTED, cleaned)
     cleaned = _WORD.sub(lambda m: REDACTED if is_token_like(m.group()) else m.group(), cleaned)
     if len(cleaned) > MAX_TEXT:

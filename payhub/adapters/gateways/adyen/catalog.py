@@ -1,0 +1,13 @@
+"""Adyen in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "adyen",
+    "Adyen",
+    BankAccountVaulting.NONE,
+    "Adyen Web Components",
+    fields=("merchantAccount", "liveUrlPrefix"),
+)

@@ -1,0 +1,13 @@
+"""CyberSource in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "cybersource",
+    "CyberSource",
+    BankAccountVaulting.NONE,
+    "CyberSource Microform",
+    fields=("merchantId", "keyId"),
+)

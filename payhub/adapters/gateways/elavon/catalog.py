@@ -1,0 +1,13 @@
+"""Elavon Converge in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "elavon",
+    "Elavon Converge",
+    BankAccountVaulting.NONE,
+    "Converge Checkout.js",
+    fields=("merchantId", "userId"),
+)

@@ -1,0 +1,13 @@
+"""Fiserv CommerceHub in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "fiserv",
+    "Fiserv CommerceHub",
+    BankAccountVaulting.NONE,
+    "CommerceHub iFrame",
+    fields=("apiKey", "merchantId", "terminalId"),
+)

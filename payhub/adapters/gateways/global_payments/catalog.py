@@ -1,0 +1,13 @@
+"""Global Payments in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "global-payments",
+    "Global Payments",
+    BankAccountVaulting.NONE,
+    "globalpayments.js",
+    fields=("appId", "accountName", "country"),
+)

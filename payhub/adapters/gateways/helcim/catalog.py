@@ -1,0 +1,12 @@
+"""Helcim in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "helcim",
+    "Helcim",
+    BankAccountVaulting.NONE,
+    "HelcimPay.js",
+)

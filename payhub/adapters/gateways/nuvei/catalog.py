@@ -1,0 +1,13 @@
+"""Nuvei in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "nuvei",
+    "Nuvei",
+    BankAccountVaulting.NONE,
+    "Nuvei Fields",
+    fields=("merchantId", "merchantSiteId"),
+)

@@ -1,0 +1,13 @@
+"""PayPal in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "paypal",
+    "PayPal",
+    BankAccountVaulting.NONE,
+    "PayPal JS SDK Card Fields",
+    fields=("clientId",),
+)

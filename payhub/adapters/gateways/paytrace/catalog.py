@@ -1,0 +1,13 @@
+"""PayTrace in payhub's catalog: what it can do."""
+
+from __future__ import annotations
+
+from payhub.domain.gateways import BankAccountVaulting, GatewayInfo, catalog_row
+
+CATALOG: GatewayInfo = catalog_row(
+    "paytrace",
+    "PayTrace",
+    BankAccountVaulting.NONE,
+    "PayTrace Protect.js",
+    fields=("username", "integratorId"),
+)

@@ -1,0 +1,1 @@
+"""Outbound webhook delivery over HTTP."""

@@ -1,0 +1,1 @@
+document.querySelectorAll(".error-summary").forEach(function (el) { el.focus(); });

@@ -1,0 +1,2 @@
+"""braintree: its fake, its contract check (where the vendor publishes one), its adapter,
+contract, remote and scenario tests, mirroring payhub/adapters/gateways/braintree/."""

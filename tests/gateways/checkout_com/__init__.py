@@ -1,0 +1,2 @@
+"""checkout_com: its fake, its contract check (where the vendor publishes one), its adapter,
+contract, remote and scenario tests, mirroring payhub/adapters/gateways/checkout_com/."""

@@ -1,5 +1,0 @@
-"""Authorize.Net's contract: AnetApiSchema.xsd as compiled into the ``authorizenet`` SDK."""
-
-from tests.gateways.contracts.authorize_net.schema import validate_answer, validate_request
-
-__all__ = ["validate_answer", "validate_request"]
