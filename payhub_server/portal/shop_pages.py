@@ -1,0 +1,10 @@
+"""The merchant's catalog, scheduled-payment, integration and register pages, registered
+with the portal's router as one list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payhub_server.portal.catalog_pages import CATALOG_HANDLERS
+
+SHOP_HANDLERS: list[Any] = [*CATALOG_HANDLERS]
