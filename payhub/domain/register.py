@@ -12,6 +12,7 @@ catalog again on every step.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
@@ -26,6 +27,7 @@ from payhub.domain.money import amount_ceiling
 REGISTER_NAME_MAX = 60
 PICKS_MAX = 100
 QUANTITY_MAX = 999
+_WHOLE = re.compile(r"[0-9]{1,3}")  # ASCII digits only: "²".isdigit() is true
 
 
 @attrs.frozen
@@ -71,7 +73,7 @@ def parse_picks(form: Mapping[str, str], prefix: str = "qty-") -> list[Pick]:
         text = raw.strip()
         if not text:
             continue
-        if not text.isdigit() or not 0 <= int(text) <= QUANTITY_MAX:
+        if not _WHOLE.fullmatch(text) or not 0 <= int(text) <= QUANTITY_MAX:
             errors.append(FieldError(name, f"must be a whole number from 0 to {QUANTITY_MAX}"))
             continue
         if int(text):

@@ -291,6 +291,16 @@ class Registers:
         )
         return Sale(quote, charged.transaction, replayed=earlier is not None)
 
+    def sale(self, register_id: str, transaction_id: str) -> tuple[RegisterView, Transaction]:
+        """A charge made at this register's location (its receipt page); 404 otherwise."""
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant_id = self._merchant_id(uow)
+            view = self._view(uow, merchant_id, register_id)
+            tx = uow.transactions.get(merchant_id, transaction_id)
+            if tx is None or tx.location_id != view.location.id:
+                raise NotFound(f"no sale '{transaction_id}' at this register")
+            return view, tx
+
     def _source(
         self, uow: UnitOfWork, merchant_id: str, payment: SalePayment
     ) -> tuple[PaymentSource, str, StoredPaymentMethod | None]:

@@ -66,7 +66,7 @@ def int_of(
     text = form.get(name, "").strip()
     if not text:
         return default
-    if not text.lstrip("-").isdigit() or len(text) > 9:
+    if not text.lstrip("-").isascii() or not text.lstrip("-").isdigit() or len(text) > 9:
         errors.append(FieldError(name, "must be a whole number"))
         return default
     return int(text)
