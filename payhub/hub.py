@@ -42,6 +42,7 @@ from payhub.services.catalog import Categories, Products, TaxRates
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
 from payhub.services.events import Events
+from payhub.services.integrations import Integrations
 from payhub.services.invoices import Invoices, PayPages
 from payhub.services.links import OPENS_FLUSH_S, LinkAdmin, Redirects, ShortHosts, ShortLinks
 from payhub.services.locations import Locations
@@ -84,6 +85,7 @@ class MerchantScope:
         self.tax_rates = TaxRates(deps, caller, reference)
         self.locations = Locations(deps, caller, reference)
         self.registers = Registers(deps, caller, reference, gateways)
+        self.integrations = Integrations(deps, caller, reference)
         self.texting = Texting(deps, caller, reference)
         self.invoices = Invoices(deps, caller, reference)
         self.scheduled_payments = ScheduledPayments(deps, caller, reference, gateways)
