@@ -27,7 +27,7 @@ from payhub.domain.errors import Conflict, PayHubError, ValidationError
 from payhub.domain.money import format_money, minor_unit_exponent
 from payhub.domain.payments import GatewayError, GatewayTimeout, MethodType
 from payhub.domain.portal import PortalUser, token_text
-from payhub.domain.register import Pick, SaleQuote, parse_picks
+from payhub.domain.register import SaleQuote, parse_picks
 from payhub.hub import MerchantScope
 from payhub.services.gateway_public import pay_page_session, public_fields_and_mode
 from payhub.services.registers import SalePayment, Till
@@ -91,14 +91,6 @@ def till(
     request: Request[Any, Any, Any], user: PortalUser, shop: Shop, register_id: FromPath[str]
 ) -> Response[bytes]:
     return _till_page(request, user, shop.registers.till(register_id))
-
-
-def _picks(form: dict[str, str]) -> list[Pick]:
-    return parse_picks(form)
-
-
-def _quantities(picks: list[Pick]) -> dict[str, int]:
-    return {p.product_id: p.quantity for p in picks}
 
 
 # --- review and pay -------------------------------------------------------------------------
@@ -186,6 +178,7 @@ def _review_page(
         pay=form.get("pay") or ("card" if card else "saved"),
         chosen=form.get("savedMethod", ""),
         token=form.get("paymentMethodToken", "") if retry else "",
+        gateway=form.get("gateway", "") if retry else (card[0] if card else ""),
         method_type=form.get("methodType", "Card"),
         retry=retry,
         errors=errors or {},
@@ -211,7 +204,7 @@ def review(
 ) -> Response[bytes]:
     the_till = shop.registers.till(register_id)
     try:
-        picks = _picks(form)
+        picks = parse_picks(form)
         quote = shop.registers.quote(register_id, picks)
     except ValidationError as e:
         quantities = {
@@ -263,7 +256,7 @@ def sell(
     form: Form,
 ) -> Response[bytes]:
     sale_key = form.get("saleKey", "")
-    picks = _picks(form)
+    picks = parse_picks(form)
     quote = shop.registers.quote(register_id, picks)
     query = "&".join(f"qty-{p.product_id}={p.quantity}" for p in picks)
     try:
@@ -293,8 +286,6 @@ def sell(
             request, user, shop, register_id, quote, sale_key=_new_key(request), form=form,
             errors={"form": e.detail}, status=409,
         )  # fmt: skip
-    except PayHubError:
-        raise
     return redirect(f"/portal/register/{register_id}/sales/{sale.transaction.id}?{query}")
 
 
