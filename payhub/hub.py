@@ -42,6 +42,7 @@ from payhub.services.catalog import Categories, Products, TaxRates
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
 from payhub.services.events import Events
+from payhub.services.integrations import Integrations
 from payhub.services.invoices import Invoices, PayPages
 from payhub.services.links import OPENS_FLUSH_S, LinkAdmin, Redirects, ShortHosts, ShortLinks
 from payhub.services.locations import Locations
@@ -53,6 +54,7 @@ from payhub.services.notices import Notices
 from payhub.services.operators import Operators
 from payhub.services.payments import Payments
 from payhub.services.portal_accounts import PortalAccounts
+from payhub.services.registers import Registers
 from payhub.services.schedule_requests import Approvals, ScheduleRequests
 from payhub.services.schedules import QUEUE as SCHEDULES_QUEUE
 from payhub.services.schedules import Runner, ScheduledPayments
@@ -82,6 +84,8 @@ class MerchantScope:
         self.categories = Categories(deps, caller, reference)
         self.tax_rates = TaxRates(deps, caller, reference)
         self.locations = Locations(deps, caller, reference)
+        self.registers = Registers(deps, caller, reference, gateways)
+        self.integrations = Integrations(deps, caller, reference)
         self.texting = Texting(deps, caller, reference)
         self.invoices = Invoices(deps, caller, reference)
         self.scheduled_payments = ScheduledPayments(deps, caller, reference, gateways)

@@ -486,6 +486,16 @@ class LocationRepository(Protocol):
 class RegisterRepository(Protocol):
     def add(self, register: Register) -> None: ...
 
+    def get(self, merchant_id: str, register_id: str) -> Register | None: ...
+
+    def list(self, merchant_id: str, location_id: str | None = None) -> list[Register]:
+        """The merchant's registers (of one location), active and not, by name."""
+        ...
+
+    def save(self, register: Register) -> None:
+        """Write back the name and whether it is active."""
+        ...
+
     def count_active(self, location_id: str) -> int: ...
 
 

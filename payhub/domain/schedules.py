@@ -135,6 +135,37 @@ def anchor_of(first_run: datetime, zone: ZoneInfo) -> datetime:
     return first_run.astimezone(zone).replace(tzinfo=None, microsecond=0)
 
 
+def _back(day: date, cadence: Cadence, steps: int) -> date | None:
+    """The date ``steps`` cadence steps before ``day`` on ``day``'s day of month, or None when
+    that month has no such day (then no anchor puts that step on ``day``)."""
+    if cadence is Cadence.DAILY:
+        return day - timedelta(days=steps)
+    if cadence is Cadence.WEEKLY:
+        return day - timedelta(weeks=steps)
+    months = steps if cadence is Cadence.MONTHLY else 12 * steps
+    index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(index, 12)
+    if year < 1 or day.day > calendar.monthrange(year, month + 1)[1]:
+        return None
+    return date(year, month + 1, day.day)
+
+
+def reanchor(
+    cadence: Cadence | None, next_run: datetime, zone: ZoneInfo, from_number: int
+) -> tuple[datetime, int]:
+    """The anchor (local, naive) and the run number ``>= from_number`` that make that run fall
+    exactly at ``next_run``: the number itself when its back-stepped month has the day,
+    else the first later one that has (a 31st: within two months; 29 February: four years)."""
+    local = anchor_of(next_run, zone)
+    if cadence is None:
+        return local, from_number
+    for number in range(from_number, from_number + 60):
+        day = _back(local.date(), cadence, number - 1)
+        if day is not None:
+            return datetime.combine(day, local.time()), number
+    raise AssertionError("no anchor within 60 runs")  # pragma: no cover (every date has one)
+
+
 def within_end(due: datetime, end_date: date | None, zone: ZoneInfo) -> bool:
     """``endDate`` is inclusive: a run whose local date is on or before it still runs."""
     return end_date is None or due.astimezone(zone).date() <= end_date
@@ -257,7 +288,8 @@ class ScheduledPayment:
         if self.status not in (ScheduleStatus.PAUSED, ScheduleStatus.FAILED):
             raise self._refuse("resume", "a Paused or Failed one can be resumed")
         if self.status is ScheduleStatus.FAILED:
-            self.next_run_at = now
+            # The failed run again at once, or at the date an edit gave it (if still ahead).
+            self.next_run_at = now if self.next_run_at is None else max(self.next_run_at, now)
         else:
             number, due = first_run_from(
                 self.anchor_local, self.cadence, self.zone, now, self.next_run_number
@@ -279,6 +311,25 @@ class ScheduledPayment:
             raise self._refuse("cancel", "an Active, Paused or Failed one can be cancelled")
         self.status = ScheduleStatus.CANCELLED
         self.next_run_at = None
+        self.plan += 1
+        self.updated_at = now
+
+    def check_editable(self) -> None:
+        """Details change only while nothing runs (spec: edited in the portal while paused
+        or failed); the API has no edit operation."""
+        if self.status not in (ScheduleStatus.PAUSED, ScheduleStatus.FAILED):
+            raise self._refuse("edit", "a Paused or Failed one can be edited")
+
+    def redate(self, next_run: datetime, now: datetime) -> None:
+        """The next run falls at ``next_run`` (an instant); later runs follow the cadence from
+        it. Run numbers only grow (they key each run's charge at the gateway), so the next run
+        keeps its number, or takes the first later one that can fall on that day."""
+        self.check_editable()
+        anchor, number = reanchor(self.cadence, next_run, self.zone, self.next_run_number)
+        if number != self.next_run_number:
+            self.next_run_number, self.next_attempt = number, 1
+        self.anchor_local = anchor
+        self.next_run_at = occurrence(anchor, self.cadence, number, self.zone)
         self.plan += 1
         self.updated_at = now
 

@@ -71,6 +71,7 @@ from payhub.domain.schedules import (
 from payhub.ports import Gateway, Job, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
+from payhub.services.edits import KEEP, Keep
 from payhub.services.events import emit_for
 from payhub.services.merchants import find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
@@ -151,6 +152,21 @@ class ScheduleInput:
     bill_to: Address | None = None
     ship_to: Address | None = None
     description: str | None = None
+
+
+@attrs.frozen
+class ScheduleEdit:
+    """What the portal may change on a Paused or Failed schedule; ``KEEP`` leaves a field as
+    it is. ``next_run_at`` re-dates the next run (later runs follow the cadence from it)."""
+
+    charge: Charge | Keep = KEEP
+    next_run_at: datetime | Keep = KEEP
+    end_date: date | Keep | None = KEEP
+    max_charges: int | Keep | None = KEEP
+    payment_method_id: str | Keep = KEEP
+    bill_to: Address | Keep | None = KEEP
+    ship_to: Address | Keep | None = KEEP
+    description: str | Keep | None = KEEP
 
 
 @attrs.frozen
@@ -361,6 +377,49 @@ def new_schedule(
     )
 
 
+def _edited_charge(
+    schedule: ScheduledPayment, given: Charge | Keep, errors: list[FieldError]
+) -> CheckedCharge | None:
+    if given is KEEP:
+        return None
+    wanted = attrs.evolve(given, currency=schedule.currency)
+    if schedule.invoice_number is not None and wanted.line_items is not None:
+        errors.append(FieldError("lineItems", "a schedule that pays an invoice has an amount"))
+    return check_charge(wanted, errors)
+
+
+def _check_edited_plan(
+    schedule: ScheduledPayment, given: ScheduleEdit, now: datetime, errors: list[FieldError]
+) -> None:
+    """The creation rules on the dates as they will be after the edit."""
+    end_date = schedule.end_date if given.end_date is KEEP else given.end_date
+    max_charges = schedule.max_charges if given.max_charges is KEEP else given.max_charges
+    if given.next_run_at is not KEEP and given.next_run_at.tzinfo is None:
+        errors.append(FieldError("nextRunAtUtc", "must carry a time zone offset (e.g. Z)"))
+        return
+    if max_charges is not None and max_charges <= schedule.charges:
+        errors.append(
+            FieldError("maxCharges", f"must be more than the {schedule.charges} charges made")
+        )
+    if given.next_run_at is KEEP and given.end_date is KEEP and given.max_charges is KEEP:
+        return
+    next_run = schedule.next_run_at if given.next_run_at is KEEP else given.next_run_at
+    plan_errors: list[FieldError] = []
+    check_plan(
+        schedule.kind,
+        schedule.cadence,
+        max(next_run or now, now) if given.next_run_at is KEEP else (next_run or now),
+        end_date,
+        max_charges,
+        now,
+        schedule.zone,
+        plan_errors,
+    )
+    errors.extend(
+        FieldError("nextRunAtUtc", e.message) if e.field == "startAtUtc" else e for e in plan_errors
+    )
+
+
 # --- the merchant's API --------------------------------------------------------------------------
 
 
@@ -458,6 +517,66 @@ class ScheduledPayments:
 
     def cancel(self, schedule_id: str) -> ScheduleView:
         return self._move(schedule_id, "cancel")
+
+    def edit(self, schedule_id: str, given: ScheduleEdit) -> ScheduleView:
+        """Change a Paused or Failed schedule's details (409 otherwise), by the creation rules:
+        a flat amount or lines with tax (a schedule that pays an invoice: an amount only), a
+        next run not in the past with an end date not before it and a maximum above the
+        charges made, a saved method of the same customer, addresses within the limits.
+        It stays Paused or Failed: resuming is a separate step."""
+        errors: list[FieldError] = []
+        now = self._d.clock.now()
+        description = (
+            None
+            if given.description is KEEP
+            else clean_text(given.description, "description", DESCRIPTION_MAX, errors)
+        )
+        bill_to, ship_to = check_addresses(
+            None if given.bill_to is KEEP else given.bill_to,
+            None if given.ship_to is KEEP else given.ship_to,
+            errors,
+        )
+        with self._d.store.unit_of_work() as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            schedule = self._get(uow, schedule_id, lock=True)
+            schedule.check_editable()
+            charge = _edited_charge(schedule, given.charge, errors)
+            _check_edited_plan(schedule, given, now, errors)
+            raise_if_any(errors)
+            if charge is not None:
+                charge = resolve_catalog(uow, merchant.id, charge)
+                schedule.amount = charge.amount
+                schedule.lines = charge.lines
+                schedule.tax_rate_id = charge.tax_rate_id
+                schedule.tax_percent = charge.tax_percent
+            if given.payment_method_id is not KEEP:
+                method = usable_method(
+                    uow, merchant.id, schedule.customer_id, given.payment_method_id,
+                    "paymentMethodId",
+                )  # fmt: skip
+                Payments.check_method(
+                    self._d.catalog.get(method.gateway, self._caller.environment),
+                    method.method_type,
+                    True,
+                )
+                schedule.payment_method_id = method.id
+                schedule.gateway = method.gateway
+                schedule.method_type = method.method_type
+            if given.bill_to is not KEEP:
+                schedule.bill_to = bill_to
+            if given.ship_to is not KEEP:
+                schedule.ship_to = ship_to
+            if given.description is not KEEP:
+                schedule.description = description
+            if given.end_date is not KEEP:
+                schedule.end_date = given.end_date
+            if given.max_charges is not KEEP:
+                schedule.max_charges = given.max_charges
+            if given.next_run_at is not KEEP:
+                schedule.redate(given.next_run_at, now)
+            schedule.updated_at = now
+            uow.scheduled_payments.save(schedule)
+            return ScheduleView(schedule, uow.scheduled_payments.runs(schedule.id, RECENT_RUNS))
 
     def run_now(self, schedule_id: str) -> tuple[ScheduleRun, TransactionView | None]:
         """An immediate, out-of-band charge of an Active schedule. It changes nothing else: no

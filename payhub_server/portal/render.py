@@ -63,7 +63,12 @@ def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
-_ASSETS = {"portal.css": "text/css; charset=utf-8", "portal.js": "application/javascript"}
+_ASSETS = {
+    "portal.css": "text/css; charset=utf-8",
+    "portal.js": "application/javascript",
+    "shop.css": "text/css; charset=utf-8",  # the catalog, schedule and register pages
+    "register.js": "application/javascript",  # the register's hosted fields (enhancement)
+}
 
 
 @cache

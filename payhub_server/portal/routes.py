@@ -23,8 +23,10 @@ from payhub_server.portal.session import (
     portal_guard,
     security_headers_middleware,
 )
+from payhub_server.portal.shop_pages import SHOP_HANDLERS
 
 PORTAL_HANDLERS: list[Any] = [portal_asset, *ACCOUNT_HANDLERS, *OPERATOR_HANDLERS]
+PORTAL_HANDLERS += SHOP_HANDLERS  # catalog, schedules, integrations, register (portal-b)
 
 
 def portal_router() -> Router:

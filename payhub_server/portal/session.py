@@ -356,9 +356,9 @@ CSP = (
 )
 
 
-def portal_headers(https: bool) -> dict[str, str]:
+def portal_headers(https: bool, csp: str = CSP) -> dict[str, str]:
     headers = {
-        "Content-Security-Policy": CSP,
+        "Content-Security-Policy": csp,
         "X-Frame-Options": "DENY",
         "Referrer-Policy": "no-referrer",
         "Cache-Control": "no-store",
@@ -381,10 +381,15 @@ def security_headers_middleware(app: ASGIApp) -> ASGIApp:
             return
         hub: PayHub = scope["app"].state.hub
         https = scope.get("scheme") == "https" or hub.deps.public_url.startswith("https://")
-        extra = [(k.lower().encode(), v.encode()) for k, v in portal_headers(https).items()]
 
         async def wrapped(message: Message) -> None:
             if message["type"] == "http.response.start":
+                # A page that collects a card (the register) widens its own CSP by the
+                # gateway's vendor hosts only (``scope["state"]["portal_csp"]``).
+                csp = scope.get("state", {}).get("portal_csp") or CSP
+                extra = [
+                    (k.lower().encode(), v.encode()) for k, v in portal_headers(https, csp).items()
+                ]
                 names = {k for k, _ in extra}
                 kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
                 message["headers"] = kept + extra

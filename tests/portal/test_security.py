@@ -22,6 +22,7 @@ from litestar import Litestar
 
 from payhub import PayHub
 from tests.conftest import Account
+from tests.portal.alpha_shop import add_shop_data, shop_snapshot
 from tests.portal.support import Browser, csrf_of, make_user
 
 _PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
@@ -100,8 +101,11 @@ def alpha(
                                "gatewayName": "simulator", "paymentMethodToken": "sim_card_ok",
                                "type": "Card", "description": "Zanzibar call-out"})  # fmt: skip
     assert charge.status_code in (200, 201), charge.text
+    shop = add_shop_data(hub, scope.merchant("alpha-1"), client, api, customer_id,
+                         method.json()["paymentMethodId"])  # fmt: skip
     made = Alpha()
     made.markers = [
+        *shop.markers,
         "Alphasecret",
         "alphasecret.example",
         "Ophelia",
@@ -133,6 +137,7 @@ def alpha(
         method.json()["paymentMethodId"],
         charge.json()["transactionId"],
         "simulator",
+        *shop.ids,
     ]
     return made
 
@@ -146,7 +151,8 @@ def _snapshot(hub: PayHub, provider_id: str) -> Any:
     ]
     keys = [(k.key.id, k.key.revoked_at) for k in hub.operators.list_keys(provider_id)]
     customers = [(c.id, c.name, c.email, c.consent) for c in scope.customers.list().items]
-    return users, keys, customers, hub.link_admin.blocklist(), hub.link_admin.domains()
+    shop = shop_snapshot(hub, scope)
+    return users, keys, customers, hub.link_admin.blocklist(), hub.link_admin.domains(), shop
 
 
 def _filled(template: str, values: list[str]) -> Iterator[tuple[str, list[str]]]:

@@ -451,6 +451,46 @@ class SqlRegisters(_Repo):
             },
         )
 
+    @staticmethod
+    def _load(row: Row) -> Register:
+        return Register(
+            id=row["id"],
+            merchant_id=row["merchant_id"],
+            location_id=row["location_id"],
+            name=row["name"],
+            active=bool(row["active"]),
+            created_at=to_dt(row["created_at"]),
+        )
+
+    def get(self, merchant_id: str, register_id: str) -> Register | None:
+        row = self._one(
+            "SELECT * FROM registers WHERE merchant_id = :m AND id = :id",
+            m=merchant_id,
+            id=register_id,
+        )
+        return self._load(row) if row else None
+
+    def list(self, merchant_id: str, location_id: str | None = None) -> list[Register]:
+        sql = "SELECT * FROM registers WHERE merchant_id = :m"
+        params: dict[str, Any] = {"m": merchant_id}
+        if location_id is not None:
+            sql += " AND location_id = :loc"
+            params["loc"] = location_id
+        rows = self.db.query(sql + " ORDER BY name, id", params)
+        return [self._load(r) for r in rows]
+
+    def save(self, register: Register) -> None:
+        self.db.execute(
+            "UPDATE registers SET name = :name, active = :active"
+            " WHERE merchant_id = :m AND id = :id",
+            {
+                "name": register.name,
+                "active": register.active,
+                "m": register.merchant_id,
+                "id": register.id,
+            },
+        )
+
     def count_active(self, location_id: str) -> int:
         row = self._one(
             "SELECT COUNT(*) AS n FROM registers WHERE location_id = :loc AND active = :on",
