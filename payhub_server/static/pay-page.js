@@ -253,7 +253,9 @@
         }
         if (accept) accept.removeAttribute("aria-invalid");
         busy(true, amount);
-        attempt = hosted.tokenize().then(function (result) {
+        // The amount goes to drivers whose bank flow is bound to it (Stripe's Payment Element,
+        // Square's ACH); card drivers ignore it.
+        attempt = hosted.tokenize({amount: amount, currency: cfg.currency}).then(function (result) {
           return send(result.token, m, amount);
         }, function (error) {
           return {ok: false, status: -1, body: {detail: (error && error.message) || "Check the payment details."}, field: true};
