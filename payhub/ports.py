@@ -17,6 +17,7 @@ from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
 from payhub.domain.catalog import Category, Product
 from payhub.domain.consent import ConsentRecord
 from payhub.domain.customers import Customer, StoredPaymentMethod
+from payhub.domain.debit_authorizations import DebitAuthorization
 from payhub.domain.environments import Environment
 from payhub.domain.events import DomainEvent, ObjectType
 from payhub.domain.invoices import Invoice, InvoicePayment, PaymentSourceKind
@@ -138,6 +139,18 @@ class GatewayPublicFieldRepository(Protocol):
     def put(self, merchant_id: str, gateway: str, fields: dict[str, str], at: datetime) -> None: ...
 
     def get(self, merchant_id: str, gateway: str) -> dict[str, str]: ...
+
+
+class DebitAuthorizationRepository(Protocol):
+    """The payers' acceptances of bank debits on the pay page, one per transaction."""
+
+    def add(
+        self, merchant_id: str, invoice_id: str, transaction_id: str, accepted: DebitAuthorization
+    ) -> None:
+        """Record it once: a second call for the same transaction changes nothing."""
+        ...
+
+    def get(self, merchant_id: str, transaction_id: str) -> DebitAuthorization | None: ...
 
 
 class MasterKeyRepository(Protocol):
@@ -988,6 +1001,7 @@ class UnitOfWork(Protocol):
     scheduled_payments: ScheduledPaymentRepository
     schedule_requests: ScheduleRequestRepository
     gateway_public_fields: GatewayPublicFieldRepository
+    debit_authorizations: DebitAuthorizationRepository
     master_key: MasterKeyRepository
     webhooks: WebhookRepository
     events: EventRepository

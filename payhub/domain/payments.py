@@ -23,6 +23,7 @@ from enum import StrEnum
 
 import attrs
 
+from payhub.domain.debit_authorizations import DebitAuthorization
 from payhub.domain.errors import Conflict, PayHubError, ValidationError
 from payhub.domain.gateways import GatewayInfo
 from payhub.domain.money import Money
@@ -405,6 +406,9 @@ class PaymentSource:
     token: str | None = attrs.field(default=None, repr=False)
     saved_method_ref: str | None = None
     gateway_customer_ref: str | None = None
+    # A bank debit the payer authorized on payhub's pay page (gateways that take the
+    # acceptance, Stripe's mandate_data, send it); None: authorized elsewhere (the API caller).
+    authorization: DebitAuthorization | None = attrs.field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if (self.token is None) == (self.saved_method_ref is None):

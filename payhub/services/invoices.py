@@ -57,6 +57,7 @@ import attrs
 from payhub.domain.accounts import Merchant, zone_of
 from payhub.domain.addresses import Address, clean_address
 from payhub.domain.consent import ConsentRecord, ConsentSource, ConsentState, give_or_withdraw
+from payhub.domain.debit_authorizations import DebitAuthorization, authorization_text, display_date
 from payhub.domain.embedding import (
     change_origins,
     iframe_html,
@@ -107,7 +108,7 @@ from payhub.domain.invoices import (
 )
 from payhub.domain.locations import effective_tax_rate_id
 from payhub.domain.messaging import Channel
-from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.money import Money, format_money, minor_unit_exponent
 from payhub.domain.numbering import (
     check_starting_number,
     default_number,
@@ -925,26 +926,53 @@ class PayPages:
         payment_token: str,
         method_type: MethodType,
         attempt_id: str,
+        debit_authorized: bool = False,
+        payer_ip: str | None = None,
+        payer_agent: str | None = None,
     ) -> PayResult:
         """Pay the invoice (``amount`` None: the full balance) by a hosted-fields token.
 
         409: Paid or Void, or another attempt in flight; 400: amount or method not allowed;
         402: declined (nothing changes). Repeating an attempt id never charges twice: a
         finished attempt returns its recorded payment.
+
+        A bank debit needs ``debit_authorized``: the payer ticked the authorization the page
+        shows (400 on ``debitAuthorization`` otherwise). Its words, with the amount charged,
+        are recorded with the payment, with ``payer_ip`` and ``payer_agent``, and go to the
+        gateway as the payer's acceptance where the gateway takes one.
         """
         attempt = _clean_attempt(attempt_id)
         token = (payment_token or "").strip()
+        if method_type is MethodType.BANK_ACCOUNT and not debit_authorized:
+            raise ValidationError.for_field(
+                "debitAuthorization",
+                "must be true: the payer authorizes the bank debit before it is sent",
+            )
         held = self._reserve(pay_token, attempt, token, amount, method_type)
         if isinstance(held, PayResult):
             return held
         invoice, merchant, key, wanted = held.invoice, held.merchant, held.key, held.amount
+        accepted = None
+        if method_type is MethodType.BANK_ACCOUNT:
+            now = self._d.clock.now()
+            accepted = DebitAuthorization(
+                text=authorization_text(
+                    merchant.display_name,
+                    format_money(wanted),
+                    display_date(now.astimezone(zone_of(merchant)).date()),
+                    invoice.number,
+                ),
+                accepted_at=now,
+                ip_address=(payer_ip or "")[:64] or None,
+                user_agent=(payer_agent or "")[:512] or None,
+            )
         caller = Caller(merchant.provider_id, held.environment, api_key_id="pay-page")
         payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
         try:
             charged = payments.charge_source(
                 gateway_name=invoice.gateway,
                 amount=wanted,
-                source=PaymentSource(method_type, token=token),
+                source=PaymentSource(method_type, token=token, authorization=accepted),
                 capture=not invoice.authorize_only,
                 gateway_key=key,
                 location_id=invoice.location_id,
@@ -972,6 +1000,8 @@ class PayPages:
             payment = record_invoice_payment(
                 uow, self._d, merchant, invoice, tx, source=PaymentSourceKind.PAY_PAGE
             )
+            if accepted is not None:
+                uow.debit_authorizations.add(merchant.id, invoice.id, tx.id, accepted)
             return PayResult(self._view(uow, invoice), payment)
 
     def _reserve(

@@ -8,10 +8,12 @@ from __future__ import annotations
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from payhub.domain.debit_authorizations import display_date
+
 
 def local_date(day: date) -> str:
     """``January 5, 2026``."""
-    return f"{day.strftime('%B')} {day.day}, {day.year}"
+    return display_date(day)
 
 
 def local_time(at: datetime, zone: str, *, weekday: bool = False) -> str:

@@ -105,6 +105,9 @@ class PageModel:
     sms_phone_last4: str | None = None  # the customer's number, never in full on the page
     today: str = ""  # the date in the merchant's time zone (the ACH authorization's date)
     merchant_contact: tuple[str, ...] = ()  # the invoice's location: address and phone
+    # The bank debit authorization's words around the amount the payer picks
+    # (payhub.domain.debit_authorizations: the same words are recorded with the payment).
+    debit_words: tuple[str, str] = ("", "")
 
     @property
     def sms_phone_masked(self) -> str | None:

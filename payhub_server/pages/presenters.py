@@ -10,6 +10,7 @@ from typing import Any
 
 from payhub.adapters.receipts.pdf import ReceiptDocument, ReceiptLine, ReceiptPayment
 from payhub.domain.addresses import Address
+from payhub.domain.debit_authorizations import AMOUNT, authorization_text
 from payhub.domain.environments import Environment
 from payhub.domain.invoices import (
     AllowedMethods,
@@ -197,7 +198,18 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         sms_phone_last4=view.customer_phone_last4,
         today=local_date(view.today) if view.today else "",
         merchant_contact=view.merchant_contact,
+        debit_words=_debit_words(view),
     )
+
+
+def _debit_words(view: PayPageView) -> tuple[str, str]:
+    """The authorization's words before and after the amount (the page's script writes it)."""
+    text = authorization_text(
+        view.merchant_name, AMOUNT, local_date(view.today) if view.today else "today",
+        view.invoice.number,
+    )  # fmt: skip
+    before, _, after = text.partition(AMOUNT)
+    return before, after
 
 
 def _fields(view: PayPageView, methods: AllowedMethods, driver: Fields | None) -> HostedFields:

@@ -66,6 +66,8 @@ class PaymentIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     payment_method_token: str
     method_type: MethodType
     amount: Decimal | None = None
+    # The payer ticked the bank debit authorization the page shows (required for BankAccount).
+    debit_authorization: bool = False
 
 
 class ConsentIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -185,13 +187,18 @@ def _json(body: dict[str, Any], status: int = 200) -> Response[bytes]:
                     headers=headers)  # fmt: skip
 
 
-def _pay(hub: PayHub, token: str, data: PaymentIn, attempt_id: str) -> dict[str, Any]:
+def _pay(
+    hub: PayHub, token: str, data: PaymentIn, attempt_id: str, payer: tuple[str | None, str | None]
+) -> dict[str, Any]:
     outcome = hub.pay_pages.pay(
         token,
         amount=data.amount,
         payment_token=data.payment_method_token,
         method_type=data.method_type,
         attempt_id=attempt_id,
+        debit_authorized=data.debit_authorization,
+        payer_ip=payer[0],
+        payer_agent=payer[1],
     )
     return payment_result(outcome)
 
@@ -312,7 +319,13 @@ class PayPageController(Controller):
         except PayHubError as e:
             return _problem(request, e)
         try:
-            result = await anyio.to_thread.run_sync(_pay, hub, token, data, attempt.attempt_id)
+            # Who accepted a bank debit: the connection's address (the server's direct peer;
+            # behind a proxy, the proxy's) and the browser it named.
+            payer = (request.client.host if request.client else None,
+                     request.headers.get("user-agent"))  # fmt: skip
+            result = await anyio.to_thread.run_sync(
+                _pay, hub, token, data, attempt.attempt_id, payer
+            )
         except GatewayTimeout as e:
             # The outcome is unknown: retrying with the same token asks the gateway again
             # under the same key, so the payer can retry at once and is never charged twice.

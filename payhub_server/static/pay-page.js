@@ -189,7 +189,7 @@
     // runs (or while an unknown outcome waits to be retried). Vendor fields live in the
     // vendor's frames and buttons (AcceptUI opens its lightbox from one), so they stay usable.
     function lock(on) {
-      form.querySelectorAll('input[name="amountChoice"], #amount-input, input[name="methodType"], .hosted input')
+      form.querySelectorAll('input[name="amountChoice"], #amount-input, input[name="methodType"], .hosted input, #ach-accept')
         .forEach(function (el) { el.disabled = on; });
       if (!on) refreshAmount();
     }
@@ -218,7 +218,8 @@
         method: "POST",
         credentials: "same-origin",
         headers: {"Content-Type": "application/json", "Accept": "application/json"},
-        body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentMethodToken: token, methodType: m})
+        body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentMethodToken: token, methodType: m,
+                              debitAuthorization: m === "BankAccount" && !!(document.getElementById("ach-accept") || {}).checked})
       }).then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (body) {
           return {ok: response.ok, status: response.status, body: body, sent: {token: token, method: m, amount: amount}};
@@ -244,8 +245,17 @@
         var m = method();
         var hosted = fields[m];
         if (!hosted) { fail("This payment method cannot be used on this page."); return; }
+        // A bank debit is sent only with the payer's authorization (NACHA WEB): the box.
+        var accept = document.getElementById("ach-accept");
+        if (m === "BankAccount" && accept && !accept.checked) {
+          fail("Tick the box to authorize the bank debit, then press " + button.textContent.trim() + " again.", accept);
+          return;
+        }
+        if (accept) accept.removeAttribute("aria-invalid");
         busy(true, amount);
-        attempt = hosted.tokenize().then(function (result) {
+        // The amount goes to drivers whose bank flow is bound to it (Stripe's Payment Element,
+        // Square's ACH); card drivers ignore it.
+        attempt = hosted.tokenize({amount: amount, currency: cfg.currency}).then(function (result) {
           return send(result.token, m, amount);
         }, function (error) {
           return {ok: false, status: -1, body: {detail: (error && error.message) || "Check the payment details."}, field: true};

@@ -35,6 +35,7 @@ def pay(
         payment_token=token,
         method_type=method,
         attempt_id=attempt,
+        debit_authorized=method is MethodType.BANK_ACCOUNT,
     )
 
 

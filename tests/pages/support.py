@@ -17,7 +17,13 @@ _CONFIG = re.compile(r'<script type="application/json" id="payhub-config">(.*?)<
 class Shop:
     """One merchant with simulator credentials and a customer, driven over the API."""
 
-    def __init__(self, client: TestClient[Litestar], account: Account, ref: str = "shop") -> None:
+    def __init__(
+        self,
+        client: TestClient[Litestar],
+        account: Account,
+        ref: str = "shop",
+        simulator: bool = True,  # False for a live account (the simulator is sandbox only)
+    ) -> None:
         self.client = client
         self.headers = account.headers
         self.ref = ref
@@ -25,7 +31,10 @@ class Shop:
         merchant = {"externalReference": ref, "displayName": "Acme Plumbing"}
         self.ok(client.post("/api/merchant-accounts", headers=self.headers, json=merchant), 201)
         creds = {"apiSecret": "s", "environment": "Sandbox"}
-        self.ok(client.put(f"{self.base}/credentials/simulator", headers=self.headers, json=creds))
+        if simulator:
+            self.ok(
+                client.put(f"{self.base}/credentials/simulator", headers=self.headers, json=creds)
+            )
         made = self.ok(
             client.post(
                 f"{self.base}/customers",

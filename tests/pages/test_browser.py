@@ -109,6 +109,7 @@ def test_pay_a_deposit_and_then_the_rest_and_opt_in_to_texts(live: Live, page: P
     page.get_by_label("Bank account (ACH)").check()
     page.get_by_label("Routing number").fill("110000000")
     page.get_by_label("Account number").fill("000123456789")
+    page.locator("#ach-accept").check()  # the bank debit authorization
     page.locator("#pay-submit").click()
     expect(page.get_by_text("Nothing is left to pay")).to_be_visible()
     stored = live.read(ref, invoice["invoiceNumber"])

@@ -162,6 +162,16 @@ def answer(route: Route, status: int, body: Any) -> None:
                   headers={"Access-Control-Allow-Origin": "*"})  # fmt: skip
 
 
+CSP_WATCH = """
+window.__payhubCspSeen = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  var seen = [location.origin, e.effectiveDirective, e.blockedURI, e.disposition].join(" ");
+  window.__payhubCspSeen.push(seen);
+  window.__payhubCspViolation(seen);
+});
+"""
+
+
 class Wire:
     """Playwright's network for one tab: payhub, the fake vendors, and nothing else.
 
@@ -174,6 +184,14 @@ class Wire:
         self.to_payhub: list[str] = []  # every body the browser sent to payhub
         self.to_vendors: list[str] = []  # every URL and body the browser sent to a vendor
         self.stray: list[str] = []
+        # Every Content-Security-Policy refusal in the page and its frames, as the browser
+        # reports it (the ``securitypolicyviolation`` event), across reloads: a working
+        # payment must cause none.
+        self.csp_violations: list[str] = []
+        seen = self.csp_violations
+        # A bound list.append cannot be exposed (playwright needs a Python function).
+        page.expose_function("__payhubCspViolation", lambda text: seen.append(text))  # noqa: PLW0108
+        page.add_init_script(CSP_WATCH)
         page.route("**/*", self.route)
 
     def route(self, route: Route) -> None:
@@ -377,6 +395,7 @@ def test_pay_an_invoice_through_stripe_elements(
     assert not any("4242424242424242" in sent or "4000000000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -426,6 +445,7 @@ def test_pay_an_invoice_through_nmi_collect_js(
     assert not any("4111111111111111" in sent or "4000000000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -453,6 +473,7 @@ def test_pay_an_invoice_through_square_web_payments(
     assert not any("4111111111111111" in sent or "4000000000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -487,6 +508,7 @@ def test_pay_an_invoice_through_braintree_hosted_fields(
     assert not any("4111111111111111" in sent or "4000111111111115" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -527,6 +549,7 @@ def test_closing_the_authorize_net_lightbox_frees_pay_then_a_card_pays(
     assert not any("4111111111111111" in sent or "4000000000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -618,6 +641,7 @@ def test_pay_an_invoice_through_checkout_com_frames(
     assert len({p["source"]["token"] for p in payments}) == 2  # a fresh token per attempt
     assert not any("4242424242424242" in sent for sent in wire.to_payhub)
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -682,6 +706,7 @@ def test_pay_an_invoice_through_the_clover_iframe(
     assert not any("4242424242424242" in sent or "4005571702222222" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -738,4 +763,30 @@ def test_pay_an_invoice_through_usaepay_pay_js(
     assert not any("4000100011112224" in sent or "4000300011112220" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_the_csp_watch_sees_a_refused_host(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account
+) -> None:
+    """The check every test above ends with can fail: on a Stripe page, another vendor's API
+    (Square's) and a script from Braintree's CDN are refused by the policy and reported."""
+    shop = Shop(site, sandbox_provider)
+    token = set_up(shop, "stripe", TEST_KEY, {"publishableKey": PK})
+    wire = Wire(tab, site, STRIPE)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    tab.frame_locator("#card-stripe-card iframe").locator("input").wait_for()
+    assert wire.csp_violations == []
+    tab.evaluate("""() => {
+      fetch("https://pci-connect.squareup.com/v2/card-nonce").catch(() => null);
+      const s = document.createElement("script");
+      s.src = "https://js.braintreegateway.com/web/3.136.0/js/client.min.js";
+      document.head.appendChild(s);
+    }""")
+    tab.wait_for_function("() => window.__payhubCspSeen.length >= 2")
+    tab.evaluate("() => null")  # the exposed function's calls have reached python
+    seen = " | ".join(wire.csp_violations)
+    assert "connect-src https://pci-connect.squareup.com/v2/card-nonce enforce" in seen, seen
+    assert "script-src-elem https://js.braintreegateway.com" in seen, seen
+    assert wire.stray == []  # refused by the browser before any request left it

@@ -198,6 +198,7 @@ def test_pay_an_invoice_through_stax_js(
     assert not any("4111111111111111" in sent or "4012888888881881" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -265,6 +266,7 @@ def test_pay_an_invoice_through_globalpayments_js_on_heartland(
     assert not any("4242424242424242" in sent or "4000120000000002" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -323,6 +325,7 @@ def test_pay_an_invoice_through_worldpay_eprotect(
     assert not any("4457010000000009" in sent or "4457010100000008" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -378,6 +381,7 @@ def test_pay_an_invoice_through_paytrace_protect_js(
     assert not any("4111111111111111" in sent or "4012000098765439" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -437,6 +441,7 @@ def test_pay_an_invoice_through_globalpayments_js_on_gp_api(
     assert not any("4263970000005262" in sent or "4000120000001154" in sent
                    for sent in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
@@ -499,4 +504,5 @@ def test_pay_an_invoice_through_cybersource_microform(
     assert not any("4111111111111111" in s or "4000000000000002" in s
                    for s in wire.to_payhub)  # fmt: skip
     assert wire.stray == []
+    assert wire.csp_violations == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

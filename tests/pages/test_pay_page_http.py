@@ -45,6 +45,8 @@ def pay(
 ) -> Any:
     body: dict[str, Any] = {"attemptToken": attempt, "paymentMethodToken": payment_token,
                             "methodType": method}  # fmt: skip
+    if method == "BankAccount":
+        body["debitAuthorization"] = True  # the payer ticked the box (tested without below)
     if amount is not None:
         body["amount"] = amount
     return client.post(f"/pay/{token}/payments", json=body, headers=headers or SAME_ORIGIN)

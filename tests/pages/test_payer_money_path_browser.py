@@ -160,12 +160,17 @@ def test_a_bank_debit_shows_its_authorization_and_ends_submitted(live: Live, pag
     expect(authorization).to_be_hidden()  # card first
     page.get_by_label("Bank account (ACH)").check()
     expect(authorization).to_be_visible()
-    expect(authorization).to_contain_text("you authorize Acme Plumbing to debit the bank account")
+    expect(authorization).to_contain_text("I authorize Acme Plumbing to debit the bank account")
     expect(authorization).to_contain_text("$106.60")
     expect(authorization).to_contain_text("3 to 5 business days")
     expect(page.locator("#pay-submit")).to_have_text("Pay $106.60")
     page.get_by_label("Routing number").fill("110000000")
     page.get_by_label("Account number").fill("000123456789")
+    # Not without the payer's authorization: the box is asked for and focused.
+    page.locator("#pay-submit").click()
+    expect(page.locator("#pay-message")).to_contain_text("Tick the box to authorize")
+    expect(page.locator("#ach-accept")).to_be_focused()
+    page.locator("#ach-accept").check()
     shot(page, "ach-authorization")
     page.locator("#pay-submit").click()
     notice = page.get_by_role("status").filter(has_text="Payment submitted")

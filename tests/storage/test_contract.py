@@ -432,7 +432,16 @@ def test_store_reopens_after_close(store: Store) -> None:
         assert uow.providers.count() == 1
 
 
+# Numbers handed to work in flight on other branches (docs/team): a gap here is one of them,
+# filled when that branch lands; any other gap fails.
+RESERVED = frozenset({19, 20, 21, 22})
+
+
 def test_migrations_are_numbered_one_to_n_without_gaps() -> None:
     from payhub.adapters.storage.migrations import MIGRATIONS
 
-    assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
+    versions = [m.version for m in MIGRATIONS]
+    assert versions == sorted(set(versions))
+    assert [v for v in range(1, versions[-1] + 1) if v not in versions] == sorted(
+        RESERVED - set(versions)
+    )

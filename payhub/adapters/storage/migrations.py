@@ -852,4 +852,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX portal_tokens_user ON portal_tokens(user_id, purpose)
         """,
     ),
+    Migration(
+        23,
+        "debit authorizations: the payer's acceptance of a bank debit on the pay page",
+        # One row per transaction: the words accepted (with the amount), when, and the
+        # address and browser the acceptance came from (NACHA WEB authorization evidence).
+        """
+        CREATE TABLE debit_authorizations (
+            transaction_id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            text TEXT NOT NULL,
+            accepted_at {ts} NOT NULL,
+            ip_address TEXT,
+            user_agent TEXT
+        );
+        CREATE INDEX debit_authorizations_invoice ON debit_authorizations(invoice_id)
+        """,
+    ),
 )

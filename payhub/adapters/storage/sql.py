@@ -712,6 +712,11 @@ class SqlUnitOfWork:
         self.gateway_public_fields: ports.GatewayPublicFieldRepository = gwp.SqlGatewayPublicFields(
             db
         )
+        from payhub.adapters.storage import sql_debit_authorizations as dba
+
+        self.debit_authorizations: ports.DebitAuthorizationRepository = dba.SqlDebitAuthorizations(
+            db
+        )
         from payhub.adapters.storage import sql_master_key as mk
 
         self.master_key: ports.MasterKeyRepository = mk.SqlMasterKey(db)

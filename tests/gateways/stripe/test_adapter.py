@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from decimal import Decimal
 from urllib.parse import parse_qsl
 
+import attrs
 import httpx
 import pytest
 
@@ -18,6 +20,7 @@ from payhub.adapters.gateways.stripe.adapter import (
     normalise_decline,
     stripe_amount,
 )
+from payhub.domain.debit_authorizations import DebitAuthorization
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import (
@@ -561,6 +564,32 @@ def test_ach_debit_is_submitted_with_a_mandate(gateway: StripeGateway, fake: Fak
     assert sent["mandate_data[customer_acceptance][type]"] == "offline"
     assert "error_on_requires_action" not in sent
     assert gateway.status(SANDBOX, result.reference).status is GatewayStatus.SUBMITTED
+
+
+def test_ach_accepted_on_the_pay_page_is_sent_as_online_acceptance(
+    gateway: StripeGateway, fake: FakeStripe
+) -> None:
+    """The payer's acceptance on the pay page (time, address, browser) becomes Stripe's
+    ``online`` mandate acceptance; without an address or browser it stays ``offline``."""
+    at = datetime(2026, 1, 5, 15, 30, tzinfo=UTC)
+    accepted = DebitAuthorization("I authorize Acme Plumbing ...", at, "203.0.113.9", "Mozilla/5.0")
+    source = PaymentSource(MethodType.BANK_ACCOUNT, token="pm_usBankAccount_success",
+                           authorization=accepted)  # fmt: skip
+    result = gateway.charge(SANDBOX, ChargeRequest(usd("120.00"), source, True, "ach-online"))
+    assert result.status is GatewayStatus.SUBMITTED
+    sent = form(fake.posts("/v1/payment_intents")[0])
+    assert sent["mandate_data[customer_acceptance][type]"] == "online"
+    assert sent["mandate_data[customer_acceptance][accepted_at]"] == str(int(at.timestamp()))
+    assert sent["mandate_data[customer_acceptance][online][ip_address]"] == "203.0.113.9"
+    assert sent["mandate_data[customer_acceptance][online][user_agent]"] == "Mozilla/5.0"
+    assert fake.violations == []  # the stripe package's params accept it
+    no_address = attrs.evolve(accepted, ip_address=None)
+    source = PaymentSource(MethodType.BANK_ACCOUNT, token="pm_usBankAccount_success",
+                           authorization=no_address)  # fmt: skip
+    gateway.charge(SANDBOX, ChargeRequest(usd("10.00"), source, True, "ach-offline"))
+    sent = form(fake.posts("/v1/payment_intents")[1])
+    assert sent["mandate_data[customer_acceptance][type]"] == "offline"
+    assert not any("[online]" in name for name in sent)
 
 
 def test_ach_with_an_unverified_account_is_cancelled(

@@ -36,12 +36,13 @@ Choices a reader must know:
   ``error_on_requires_action=true`` and a saved method ``off_session=true``: payhub has no
   3-D Secure round-trip on the server, so a card that wants authentication fails as a decline
   instead of hanging in ``requires_action``.
-- ACH needs a mandate. payhub's pay page shows the mandate text and records the payer's
-  consent, but ``ChargeRequest``/``SaveMethodRequest`` carry no payer IP or user agent, which
-  Stripe's ``online`` acceptance requires; so the adapter records the consent as ``offline``
-  acceptance. Fresh debits send ``mandate_data``; bank accounts are saved through a confirmed
-  ``usage=off_session`` SetupIntent, which verifies the account and stores the multi-use mandate
-  that later off-session debits use.
+- ACH needs a mandate. A debit the payer authorized on payhub's pay page carries the
+  acceptance (``PaymentSource.authorization``: when, from which address and browser) and is
+  sent as Stripe's ``online`` acceptance; a debit from the API, whose caller took the
+  authorization itself, and ``SaveMethodRequest`` carry no payer address, so those are sent as
+  ``offline`` acceptance. Fresh debits send ``mandate_data``; bank accounts are saved through a
+  confirmed ``usage=off_session`` SetupIntent, which verifies the account and stores the
+  multi-use mandate that later off-session debits use.
 - A bank account still waiting for micro-deposit verification is refused as
   ``PaymentMethodInvalid`` and its PaymentIntent/SetupIntent cancelled, so a later verification
   by the payer cannot start a debit payhub does not know about.
@@ -81,6 +82,7 @@ from payhub.adapters.gateways.kit.answers import (
 from payhub.adapters.gateways.kit.http import GatewayHttp
 from payhub.adapters.gateways.kit.http import opt_str as _opt_str
 from payhub.adapters.gateways.kit.redaction import redact
+from payhub.domain.debit_authorizations import DebitAuthorization
 from payhub.domain.errors import ValidationError
 from payhub.domain.money import Money, minor_unit_exponent
 from payhub.domain.payments import (
@@ -115,6 +117,21 @@ _THREE_DECIMAL = frozenset({"BHD", "JOD", "KWD", "OMR", "TND"})  # last digit mu
 
 # The payer agreed to the ACH debit on payhub's pay page; see the module docstring.
 _OFFLINE_MANDATE: dict[str, object] = {"customer_acceptance": {"type": "offline"}}
+
+
+def _mandate(accepted: DebitAuthorization | None) -> dict[str, object]:
+    """``online`` acceptance when the payer accepted on the pay page from a known address and
+    browser (Stripe requires both), else ``offline``."""
+    if accepted is None or not (accepted.ip_address and accepted.user_agent):
+        return _OFFLINE_MANDATE
+    return {
+        "customer_acceptance": {
+            "type": "online",
+            "accepted_at": int(accepted.accepted_at.timestamp()),
+            "online": {"ip_address": accepted.ip_address, "user_agent": accepted.user_agent},
+        }
+    }
+
 
 _DECLINE_ALIASES = {
     "invalid_cvc": "incorrect_cvc",
@@ -188,7 +205,7 @@ class StripeGateway:
             if kind == "card":
                 params["error_on_requires_action"] = True
             else:
-                params["mandate_data"] = _OFFLINE_MANDATE
+                params["mandate_data"] = _mandate(source.authorization)
         else:
             if source.gateway_customer_ref is None:
                 raise ValueError("a saved Stripe payment method is charged with its customer")

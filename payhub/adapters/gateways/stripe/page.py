@@ -18,4 +18,7 @@ PAGE = PayPageDriver(
     sdk_live=("https://js.stripe.com/v3/",),
     hosts_sandbox=_STRIPE,
     hosts_live=_STRIPE,
+    # ACH Direct Debit through the Payment Element (Financial Connections runs inside Stripe's
+    # js.stripe.com frames and talks to api.stripe.com: no other host).
+    bank=True,
 )
