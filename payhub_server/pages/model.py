@@ -104,7 +104,8 @@ class PageModel:
     allowed_origins: tuple[str, ...]
     sms_phone_last4: str | None = None  # the customer's number, never in full on the page
     today: str = ""  # the date in the merchant's time zone (the ACH authorization's date)
-    merchant_contact: tuple[str, ...] = ()  # the invoice's location: address and phone
+    merchant_contact: tuple[str, ...] = ()  # the invoice's location, else the merchant profile
+    merchant_logo: str | None = None  # the merchant profile's logo (a data: URI)
 
     @property
     def sms_phone_masked(self) -> str | None:

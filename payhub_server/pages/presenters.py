@@ -197,6 +197,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         sms_phone_last4=view.customer_phone_last4,
         today=local_date(view.today) if view.today else "",
         merchant_contact=view.merchant_contact,
+        merchant_logo=view.merchant_logo,
     )
 
 
