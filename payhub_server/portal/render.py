@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import structlog
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -13,6 +15,7 @@ from litestar.exceptions import HTTPException, NotFoundException
 from litestar.params import FromPath
 
 from payhub.domain.errors import NotFound, PayHubError, RateLimited, Unauthenticated
+from payhub.domain.money import format_money
 from payhub.domain.portal import PortalUser
 from payhub_server.deps import PUBLIC
 
@@ -20,16 +23,18 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATIC = Path(__file__).resolve().parent.parent / "static" / "portal"
 log = structlog.get_logger("payhub.portal")
 
-# The navigation: (label, path, roles that see it). Pages arrive with their issues.
+# The navigation: (label, path). Every merchant section, including those of other modules
+# (schedules, catalog, register, integrations: payhub_server/portal/ pages of their own).
 MERCHANT_NAV: tuple[tuple[str, str], ...] = (
-    ("Settings", "/portal/settings"),
     ("Customers", "/portal/customers"),
     ("Invoices", "/portal/invoices"),
     ("Payments", "/portal/payments"),
-    ("Scheduled payments", "/portal/scheduled-payments"),
+    ("Schedules", "/portal/schedules"),
     ("Catalog", "/portal/catalog"),
+    ("Register", "/portal/register"),
     ("Integrations", "/portal/integrations"),
     ("Keys", "/portal/keys"),
+    ("Settings", "/portal/settings"),
 )
 OPERATOR_NAV: tuple[tuple[str, str], ...] = (
     ("Providers", "/portal/operator/providers"),
@@ -56,7 +61,20 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.globals["navigation"] = navigation
+    env.filters["money"] = format_money
+    env.filters["local"] = _local
     return env
+
+
+def _local(moment: datetime | None, zone: str | None = None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A stored UTC time on the merchant's clock (``zone``; UTC when unset)."""
+    if moment is None:
+        return ""
+    try:
+        tz = ZoneInfo(zone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        tz = ZoneInfo("UTC")
+    return moment.astimezone(tz).strftime(fmt)
 
 
 def render(template: str, **context: Any) -> str:

@@ -16,6 +16,7 @@ from litestar.exceptions import HTTPException
 from payhub.domain.errors import PayHubError
 from payhub_server.deps import PUBLIC
 from payhub_server.portal.accounts import ACCOUNT_HANDLERS
+from payhub_server.portal.merchant_pages import MERCHANT_HANDLERS
 from payhub_server.portal.operator import OPERATOR_HANDLERS
 from payhub_server.portal.render import portal_asset, portal_error
 from payhub_server.portal.session import (
@@ -24,7 +25,13 @@ from payhub_server.portal.session import (
     security_headers_middleware,
 )
 
-PORTAL_HANDLERS: list[Any] = [portal_asset, *ACCOUNT_HANDLERS, *OPERATOR_HANDLERS]
+# One entry per page module.
+PORTAL_HANDLERS: list[Any] = [
+    portal_asset,
+    *ACCOUNT_HANDLERS,
+    *OPERATOR_HANDLERS,
+    *MERCHANT_HANDLERS,
+]
 
 
 def portal_router() -> Router:

@@ -100,8 +100,19 @@ def alpha(
                                "gatewayName": "simulator", "paymentMethodToken": "sim_card_ok",
                                "type": "Card", "description": "Zanzibar call-out"})  # fmt: skip
     assert charge.status_code in (200, 201), charge.text
+    shop = scope.merchant("alpha-1")
+    shop.profile.update(
+        business_name="Alphasecret Plumbing Co", contact_email="desk@alphasecret.example",
+        phone="+15125550123", address=None,
+    )  # fmt: skip
+    shop.invoices.change_embed_origins(add=["https://alphasecret.example"])
+    shop.invoices.set_numbering("ALPHA-{####}", 7)
+    merchant_key = shop.keys.issue("Alphakeylabel")
     made = Alpha()
     made.markers = [
+        "Alphakeylabel",
+        merchant_key.record.hint,
+        "ALPHA-",
         "Alphasecret",
         "alphasecret.example",
         "Ophelia",
@@ -127,6 +138,7 @@ def alpha(
         customer_id,
         key.record.id,
         key.record.key_id,
+        merchant_key.record.id,
         "alpha-1",
         sandbox_provider.provider.id,
         invoice.json()["invoiceNumber"],
@@ -146,7 +158,23 @@ def _snapshot(hub: PayHub, provider_id: str) -> Any:
     ]
     keys = [(k.key.id, k.key.revoked_at) for k in hub.operators.list_keys(provider_id)]
     customers = [(c.id, c.name, c.email, c.consent) for c in scope.customers.list().items]
-    return users, keys, customers, hub.link_admin.blocklist(), hub.link_admin.domains()
+    consents = [
+        [r.id for r in scope.customers.consent_history(c.id).items]
+        for c in scope.customers.list().items
+    ]
+    invoices = [(i.number, i.status, i.amount_paid) for i in scope.invoices.list().items]
+    transactions = [(t.id, t.status, t.refunded) for t in scope.payments.list()[0]]
+    settings = (
+        scope.profile.get(),
+        scope.texting.settings(),
+        scope.invoices.embed_origins(),
+        scope.invoices.numbering(),
+        [r.id for r in scope.schedule_requests.list().items],
+    )
+    return (
+        users, keys, customers, consents, invoices, transactions, settings,
+        hub.link_admin.blocklist(), hub.link_admin.domains(),
+    )  # fmt: skip
 
 
 def _filled(template: str, values: list[str]) -> Iterator[tuple[str, list[str]]]:
