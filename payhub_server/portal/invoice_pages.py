@@ -179,6 +179,7 @@ def schedule_request(
         errors.append(FieldError("startDate", "choose the day of the first payment"))
     amount = decimal(form, "amount", errors)
     count = whole(form, "maxCharges", errors)
+    end = day(form, "endDate", errors)
     cadence = form.get("cadence") or None
     try:
         raise_if_any(errors)
@@ -188,7 +189,7 @@ def schedule_request(
         made = shop.schedule_requests.create_for_invoice(
             number,
             RequestInput(
-                timing=Timing(start, cadence, day(form, "endDate", errors), count),
+                timing=Timing(start, cadence, end, count),
                 charge=Charge(currency=shop.invoices.get(number).currency, amount=amount),
                 description=text(form, "description"),
             ),
@@ -250,7 +251,8 @@ def create_invoice(
         product_id = form.get(f"product{n}", "").strip()
         if not product_id:
             continue
-        quantity = decimal(form, f"quantity{n}", errors) or Decimal(1)
+        given = decimal(form, f"quantity{n}", errors)
+        quantity = Decimal(1) if given is None else given
         try:
             product = shop.products.get(product_id)
         except NotFound:

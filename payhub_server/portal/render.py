@@ -16,7 +16,7 @@ from litestar.params import FromPath
 
 from payhub.domain.errors import NotFound, PayHubError, RateLimited, Unauthenticated
 from payhub.domain.money import format_money
-from payhub.domain.portal import PortalUser
+from payhub.domain.portal import PortalRole, PortalUser
 from payhub_server.deps import PUBLIC
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -48,7 +48,11 @@ OPERATOR_NAV: tuple[tuple[str, str], ...] = (
 def navigation(user: PortalUser | None) -> tuple[tuple[str, str], ...]:
     if user is None:
         return ()
-    return OPERATOR_NAV if user.operator else MERCHANT_NAV
+    if user.operator:
+        return OPERATOR_NAV
+    if user.role is PortalRole.STAFF:  # keys are for owners and admins
+        return tuple(item for item in MERCHANT_NAV if item[1] != "/portal/keys")
+    return MERCHANT_NAV
 
 
 @cache

@@ -207,10 +207,10 @@ def save_texting(
     on = [k for k in TextKind if form.get(f"kind-{k.value}") == "on"]
     off = [k for k in TextKind if k not in on]
     try:
+        if on:  # first: refused without a time zone, before anything is switched off
+            shop.texting.switch(on, True)
         if off:
             shop.texting.switch(off, False)
-        if on:
-            shop.texting.switch(on, True)
     except ValidationError as e:
         error = ValidationError(
             e.detail,

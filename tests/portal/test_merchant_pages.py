@@ -116,12 +116,15 @@ def hidden(html: str, name: str) -> str:
 
 
 def test_every_section_is_in_the_navigation(shop: Shop, browse: Callable[..., Browser]) -> None:
-    page = signed_in(browse, "staff@shop.example").get("/portal").text
+    page = signed_in(browse, "owner@shop.example").get("/portal").text
     nav = page[page.index('aria-label="Sections"') :]
     for href in ("/portal/customers", "/portal/invoices", "/portal/payments",
                  "/portal/schedules", "/portal/catalog", "/portal/register",
                  "/portal/integrations", "/portal/keys", "/portal/settings"):  # fmt: skip
         assert f'href="{href}"' in nav, href
+    staff = signed_in(browse, "staff@shop.example").get("/portal").text
+    assert 'href="/portal/keys"' not in staff  # staff have no keys page (403)
+    assert 'href="/portal/settings"' in staff
 
 
 # --- settings -----------------------------------------------------------------------------------
@@ -171,7 +174,7 @@ def test_bad_business_details_are_refused_field_by_field(
 
 
 def test_logo_png_or_jpeg_only_and_limited_in_size(
-    shop: Shop, browse: Callable[..., Browser]
+    shop: Shop, browse: Callable[..., Browser], client: Any
 ) -> None:
     b = signed_in(browse, "owner@shop.example")
     token = csrf_of(b.get("/portal/settings").text)
@@ -195,6 +198,9 @@ def test_logo_png_or_jpeg_only_and_limited_in_size(
     assert upload(PNG, "logo.png").status_code == 303
     assert shop.scope.profile.get().logo.media_type == "image/png"  # type: ignore[union-attr]
     assert "data:image/png;base64," in b.get("/portal/settings").text
+    pay_url = shop.scope.invoices.pay_url(shop.scope.invoices.get(shop.invoice))
+    pay_page = client.get(urlsplit(pay_url).path).text
+    assert '<img class="merchant-logo" src="data:image/png;base64,' in pay_page
     assert b.submit("/portal/settings", "/portal/settings/logo/remove").status_code == 303
     assert shop.scope.profile.get().logo is None
 
@@ -414,6 +420,8 @@ def test_new_invoice_from_the_catalog(shop: Shop, browse: Callable[..., Browser]
     assert "Valve service" in form
     none = b.submit("/portal/invoices/new", "/portal/invoices", {"gateway": "simulator"})
     assert none.status_code == 400
+    zero = {"gateway": "simulator", "product1": shop.product_id, "quantity1": "0"}
+    assert b.submit("/portal/invoices/new", "/portal/invoices", zero).status_code == 400
     made = b.submit("/portal/invoices/new", "/portal/invoices", {
         "customer": shop.customer_id, "gateway": "simulator",
         "product1": shop.product_id, "quantity1": "2"})  # fmt: skip

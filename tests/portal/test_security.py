@@ -229,6 +229,55 @@ def test_another_merchants_session_never_sees_or_changes_anything(
     assert _snapshot(hub, alpha.markers[-1]) == before
 
 
+# Routes whose ids are not a merchant's data: accounts, the operator's, assets.
+_NOT_MERCHANT_DATA = ("/portal/operator", "/portal/team", "/portal/invite", "/portal/link",
+                      "/portal/static", "/portal/sign-in", "/portal/account")  # fmt: skip
+
+
+def test_another_merchants_ids_are_not_found_on_every_merchant_route(
+    hub: PayHub,
+    app: Litestar,
+    alpha: Alpha,
+    browse: Callable[..., Browser],
+    other_provider: Account,
+) -> None:
+    """Every merchant page with an id in its path, read or posted by merchant B with any of
+    A's ids: 404, as if the id did not exist (no 403 that would confirm it does)."""
+    hub.provider(hub.as_provider(other_provider.provider.id)).merchants.create("beta-1", "Beta")
+    make_user(hub, "owner@beta.example", merchant="beta-1", name="Bea Beta")
+    b = browse()
+    assert b.sign_in("owner@beta.example").status_code == 303
+    csrf = csrf_of(b.get("/portal").text)
+    walked = set()
+    for method, template, kind in portal_routes(app):
+        if kind != "signed-in" or not _PARAM.search(template):
+            continue
+        if template.startswith(_NOT_MERCHANT_DATA):
+            continue
+        for path, _ in _filled(template, alpha.ids):
+            answer = (
+                b.get(path)
+                if method == "GET"
+                else b.client.request(
+                    method, path, data={"csrf_token": csrf}, follow_redirects=False
+                )
+            )
+            assert answer.status_code == 404, (method, path, answer.status_code)
+        walked.add(template)
+    assert {
+        "/portal/customers/{customer_id:str}",
+        "/portal/customers/{customer_id:str}/consent",
+        "/portal/invoices/{number:str}",
+        "/portal/invoices/{number:str}/send",
+        "/portal/invoices/{number:str}/void",
+        "/portal/invoices/{number:str}/schedule-request",
+        "/portal/payments/{transaction_id:str}",
+        "/portal/payments/{transaction_id:str}/refund",
+        "/portal/payments/{transaction_id:str}/void",
+        "/portal/keys/{key_id:str}/revoke",
+    } <= walked
+
+
 def test_the_walk_can_fail(alpha: Alpha) -> None:
     """The leak check catches a page that shows A's data (and forgives an echoed id)."""
     page = "<td>Quirinus Alphacustomer</td>"
