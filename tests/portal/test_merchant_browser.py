@@ -6,7 +6,10 @@ or critical violation, and nothing wider than the screen. Screenshots:
 
 from __future__ import annotations
 
+import struct
+import zlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +184,45 @@ def test_owner_issues_a_key_shown_once(live: Live, data: Data, tab: tuple[Page, 
     assert live.api.get(f"/api/merchant-accounts/{data.ref}/customers", headers=headers).is_success
     page.goto(live.base + "/portal/keys")
     assert secret not in page.content()
+
+
+def png(width: int = 120, height: int = 40) -> bytes:
+    """A small real PNG (a blue bar), so chromium draws it."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    rows = b"".join(b"\x00" + b"\x0b\x5c\xad" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_logo_and_details_on_the_pay_page(
+    live: Live, data: Data, tab: tuple[Page, str, int], tmp_path: Path
+) -> None:
+    page, size, width = tab
+    sign_in(page, live, data, "/portal/settings")
+    page.get_by_label("Business name").fill("Northwind Heating")
+    page.get_by_label("Contact email").fill("desk@northwind.example")
+    page.get_by_label("Street address").fill("12 Furnace Row")
+    page.get_by_label("City").fill("Austin")
+    page.get_by_role("button", name="Save business details").click()
+    expect(page.get_by_role("status").first).to_contain_text("Business details saved")
+    logo = tmp_path / "logo.png"
+    logo.write_bytes(png())
+    page.get_by_label("Logo image").set_input_files(str(logo))
+    page.get_by_role("button", name="Upload logo").click()
+    expect(page.get_by_role("img", name="Your current logo")).to_be_visible()
+    pay_url = live.read(data.ref, data.invoice)["payUrl"]
+    page.goto(pay_url)
+    expect(page.get_by_role("img", name="Northwind Heating logo")).to_be_visible()
+    expect(page.get_by_text("12 Furnace Row, Austin")).to_be_visible()
+    expect(page.get_by_text("desk@northwind.example")).to_be_visible()
+    check(page, width, f"merchant-pay-page-branded-{size}")
