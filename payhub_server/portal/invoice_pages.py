@@ -85,6 +85,7 @@ def invoices(
         statuses=[s.value for s in InvoiceStatus],
         errors={f.field: f.message for f in errors},
         zone=shop.texting.settings().time_zone,
+        customers={c.id: c.name.display or c.id for c in shop.customers.list(limit=200).items},
     )
 
 
