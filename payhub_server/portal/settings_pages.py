@@ -122,7 +122,15 @@ def _refused(
     error: ValidationError,
     form: dict[str, str],
     section: str,
+    field: str | None = None,
+    prefix: str = "",
 ) -> Response[bytes]:
+    """The page again with the section's errors; ``field``: every fault shown at that field
+    of the form (the service names its own parameter)."""
+    if field is not None:
+        error = ValidationError(
+            error.detail, [FieldError(field, prefix + f.message) for f in error.fields]
+        )
     return settings_page(
         request,
         user,
@@ -194,8 +202,7 @@ def save_time_zone(
     try:
         shop.set_time_zone(form.get("timeZone", "")[:100])
     except ValidationError as e:
-        error = ValidationError(e.detail, [FieldError("timeZone", f.message) for f in e.fields])
-        return _refused(request, user, shop, error, form, "time-zone")
+        return _refused(request, user, shop, e, form, "time-zone", "timeZone")
     return redirect("/portal/settings?done=time-zone#time-zone")
 
 
@@ -212,11 +219,7 @@ def save_texting(
         if off:
             shop.texting.switch(off, False)
     except ValidationError as e:
-        error = ValidationError(
-            e.detail,
-            [FieldError("texting", f"time zone {f.message}") for f in e.fields],
-        )
-        return _refused(request, user, shop, error, form, "texting")
+        return _refused(request, user, shop, e, form, "texting", "texting", "time zone ")
     return redirect("/portal/settings?done=texting#texting")
 
 
@@ -233,8 +236,7 @@ def change_embed(
         else:
             shop.invoices.change_embed_origins(add=[add])
     except ValidationError as e:
-        error = ValidationError(e.detail, [FieldError("origin", f.message) for f in e.fields])
-        return _refused(request, user, shop, error, form, "embed")
+        return _refused(request, user, shop, e, form, "embed", "origin")
     return redirect("/portal/settings?done=embed#embed")
 
 

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
 from payhub.domain.addresses import Address
 from payhub.domain.profiles import Logo, MerchantProfile
 from payhub.ports import Store
-from tests.storage.test_contract import T0, merchant, provider
+from tests.storage.test_contract import T0
+from tests.storage.test_portal_contract import seeded
 
-
-@pytest.fixture
-def seeded(store: Store) -> Store:
-    with store.unit_of_work() as uow:
-        uow.providers.add(provider())
-        uow.merchants.add(merchant("mer_1", "acme-42"))
-        uow.merchants.add(merchant("mer_2", "other-7"))
-    return store
+__all__ = ["seeded"]  # two merchants, mer_1 and mer_2, of one provider
 
 
 def test_a_merchant_without_a_profile_has_an_empty_one(seeded: Store) -> None:
