@@ -46,6 +46,7 @@ from payhub.services.integrations import Integrations
 from payhub.services.invoices import Invoices, PayPages
 from payhub.services.links import OPENS_FLUSH_S, LinkAdmin, Redirects, ShortHosts, ShortLinks
 from payhub.services.locations import Locations
+from payhub.services.merchant_keys import MerchantKeys
 from payhub.services.merchants import Credentials, Merchants
 from payhub.services.messaging import QUEUE as OUTBOX_QUEUE
 from payhub.services.messaging import Inbound, Outbox, Texting
@@ -54,6 +55,7 @@ from payhub.services.notices import Notices
 from payhub.services.operators import Operators
 from payhub.services.payments import Payments
 from payhub.services.portal_accounts import PortalAccounts
+from payhub.services.profiles import Profiles
 from payhub.services.registers import Registers
 from payhub.services.schedule_requests import Approvals, ScheduleRequests
 from payhub.services.schedules import QUEUE as SCHEDULES_QUEUE
@@ -90,6 +92,8 @@ class MerchantScope:
         self.invoices = Invoices(deps, caller, reference)
         self.scheduled_payments = ScheduledPayments(deps, caller, reference, gateways)
         self.schedule_requests = ScheduleRequests(deps, caller, reference, gateways)
+        self.profile = Profiles(deps, caller, reference)
+        self.keys = MerchantKeys(deps, caller, reference)
         self._merchants = Merchants(deps, caller)
 
     def set_time_zone(self, time_zone: str) -> Merchant:

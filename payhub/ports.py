@@ -48,6 +48,7 @@ from payhub.domain.portal import (
     PortalUserRecord,
     TokenPurpose,
 )
+from payhub.domain.profiles import MerchantProfile
 from payhub.domain.schedules import (
     RunTrigger,
     ScheduledPayment,
@@ -297,9 +298,16 @@ class TransactionRepository(Protocol):
     def events(self, transaction_id: str) -> list[TransactionEvent]: ...
 
     def list(
-        self, merchant_id: str, after: str | None = None, limit: int = 50
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        statuses: Collection[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[Transaction]:
-        """Newest first; ``after`` is the id of the last transaction of the previous page."""
+        """Newest first; ``after`` is the id of the last transaction of the previous page.
+        Filters: status among ``statuses``; created at or after ``since``, before ``until``."""
         ...
 
 
@@ -336,8 +344,10 @@ class CustomerRepository(Protocol):
         after: str | None = None,
         limit: int = 50,
         account_number: str | None = None,
+        search: str | None = None,
     ) -> list[Customer]:
-        """Newest first."""
+        """Newest first. ``search``: part of the name, company, email, phone or account
+        number, any letter case."""
         ...
 
 
@@ -661,8 +671,12 @@ class InvoiceRepository(Protocol):
         after: str | None = None,
         limit: int = 50,
         customer_id: str | None = None,
+        statuses: Collection[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[Invoice]:
-        """Newest first; ``after`` is the invoice number of the previous page's last row."""
+        """Newest first; ``after`` is the invoice number of the previous page's last row.
+        Filters: status among ``statuses``; created at or after ``since``, before ``until``."""
         ...
 
     def settings(self, merchant_id: str) -> InvoiceSettings: ...
@@ -975,6 +989,14 @@ class PortalTokenRepository(Protocol):
         ...
 
 
+class MerchantProfileRepository(Protocol):
+    def get(self, merchant_id: str) -> MerchantProfile:
+        """The merchant's profile; an empty one when none was saved."""
+        ...
+
+    def put(self, merchant_id: str, profile: MerchantProfile, at: datetime) -> None: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through it commits together or not at all."""
 
@@ -1008,6 +1030,7 @@ class UnitOfWork(Protocol):
     portal_users: PortalUserRepository
     portal_sessions: PortalSessionRepository
     portal_tokens: PortalTokenRepository
+    merchant_profiles: MerchantProfileRepository
 
 
 @attrs.frozen

@@ -189,17 +189,32 @@ def help_text(merchant: str) -> str:
     )
 
 
-def pay_link_email(merchant: str, invoice: str, due: Money, url: str) -> tuple[str, str]:
+def _signature(merchant: str, contact: tuple[str, ...]) -> str:
+    """The email's closing: the business's name and how to reach it (its profile)."""
+    if not contact:
+        return ""
+    return "\n" + "\n".join((merchant, *contact)) + "\n"
+
+
+def pay_link_email(
+    merchant: str, invoice: str, due: Money, url: str, contact: tuple[str, ...] = ()
+) -> tuple[str, str]:
     subject = f"Invoice {invoice} from {merchant}"
     body = (
         f"Hello,\n\n{merchant} has sent you invoice {invoice} for {_amount(due)}.\n\n"
         f"Pay it online: {url}\n\nThank you.\n"
-    )
+    ) + _signature(merchant, contact)
     return subject, body
 
 
 def receipt_email(
-    merchant: str, invoice: str, payment: Money, paid: Money, due: Money, url: str
+    merchant: str,
+    invoice: str,
+    payment: Money,
+    paid: Money,
+    due: Money,
+    url: str,
+    contact: tuple[str, ...] = (),
 ) -> tuple[str, str]:
     subject = f"Receipt for invoice {invoice} from {merchant}"
     rest = (
@@ -210,7 +225,7 @@ def receipt_email(
     body = (
         f"Hello,\n\n{merchant} received your payment of {_amount(payment)} on invoice"
         f" {invoice}. {rest}\n\nYour receipt: {url}\n\nThank you.\n"
-    )
+    ) + _signature(merchant, contact)
     return subject, body
 
 

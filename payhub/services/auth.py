@@ -17,6 +17,9 @@ from payhub.domain.errors import Unauthenticated
 from payhub.domain.keys import digests_match, key_digest, parse_key
 from payhub.services.deps import Deps
 
+# A portal session's caller: ``api_key_id`` is ``portal:<portal user id>`` (never a key's id).
+PORTAL_CALLER = "portal:"
+
 
 @attrs.frozen
 class Caller:

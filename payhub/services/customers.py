@@ -31,13 +31,13 @@ from payhub.domain.customers import (
     clean_name,
     clean_website,
 )
-from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.errors import Conflict, FieldError, Forbidden, NotFound, ValidationError
 from payhub.domain.events import CustomerCreated
 from payhub.domain.fields import clean_text, collect, raise_if_any
 from payhub.domain.gateways import BankAccountVaulting, GatewayInfo
 from payhub.domain.payments import MethodType, SavedMethod, SaveMethodRequest
 from payhub.ports import Gateway, UnitOfWork
-from payhub.services.auth import Caller
+from payhub.services.auth import PORTAL_CALLER, Caller
 from payhub.services.deps import Deps
 from payhub.services.edits import KEEP, Keep
 from payhub.services.events import emit_for
@@ -198,16 +198,22 @@ class Customers:
             return self._get(uow, customer_id)
 
     def list(
-        self, after: str | None = None, limit: int = 50, account_number: str | None = None
+        self,
+        after: str | None = None,
+        limit: int = 50,
+        account_number: str | None = None,
+        search: str | None = None,
     ) -> Page[Customer]:
-        """Newest first; with ``account_number``, the one customer holding it (or none)."""
+        """Newest first; with ``account_number``, the one customer holding it (or none);
+        ``search``: part of a name, company, email, phone or account number."""
+        search = (search or "").strip()[:100] or None
         check_limit(limit)
         number = clean_account_number(account_number) if account_number is not None else None
         with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
             if account_number is not None and number is None:
                 return Page([], False, None)  # a blank number matches no customer
-            rows = uow.customers.list(merchant.id, after, limit + 1, number)
+            rows = uow.customers.list(merchant.id, after, limit + 1, number, search)
             if after is not None and not rows:
                 check_cursor(uow.customers.get(merchant.id, after) is not None)
         return page_of(rows, limit, lambda c: c.id)
@@ -293,6 +299,16 @@ class Customers:
         return self._give_or_withdraw(
             customer_id, consent, phone, ConsentSource.PORTAL, f"portal:{who}"
         )
+
+    def record_consent_in_portal(
+        self, customer_id: str, consent: bool, phone: str | None
+    ) -> ConsentState:
+        """Consent recorded by the signed-in portal user (source ``Portal``): the record names
+        that user's id, taken from the session's caller, never from anything typed."""
+        who = self._caller.api_key_id
+        if not who.startswith(PORTAL_CALLER):
+            raise Forbidden("only a signed-in portal user records consent this way")
+        return self._give_or_withdraw(customer_id, consent, phone, ConsentSource.PORTAL, who)
 
     def _give_or_withdraw(
         self,

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
@@ -128,9 +128,10 @@ from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.events import emit_for
 from payhub.services.locations import pick_location
-from payhub.services.merchants import find_merchant
+from payhub.services.merchants import day_range, find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
 from payhub.services.payments import Payments
+from payhub.services.profiles import brand_of
 
 PAY_TOKEN_BYTES = 24  # 192 bits
 PLATFORM_SEQUENCE = "invoice-number"
@@ -631,13 +632,30 @@ class Invoices:
         return pay_url(self._d, invoice.pay_token)
 
     def list(
-        self, customer_id: str | None = None, after: str | None = None, limit: int = 50
+        self,
+        customer_id: str | None = None,
+        after: str | None = None,
+        limit: int = 50,
+        statuses: Collection[InvoiceStatus] | None = None,
+        created_from: date | None = None,
+        created_to: date | None = None,
     ) -> Page[Invoice]:
-        """Newest first; ``after`` is the invoiceNumber ending the previous page."""
+        """Newest first; ``after`` is the invoiceNumber ending the previous page. Filters:
+        status, and the days created (``created_from`` to ``created_to`` inclusive, on the
+        merchant's calendar)."""
         check_limit(limit)
         with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = self._merchant(uow)
-            rows = uow.invoices.list(merchant.id, after, limit + 1, customer_id)
+            since, until = day_range(merchant, created_from, created_to)
+            rows = uow.invoices.list(
+                merchant.id,
+                after,
+                limit + 1,
+                customer_id,
+                [s.value for s in statuses] if statuses else None,
+                since,
+                until,
+            )
             if after is not None and not rows:
                 check_cursor(
                     is_invoice_number(after) and uow.invoices.number_taken(merchant.id, after)
@@ -700,6 +718,16 @@ class Invoices:
         local = self._d.clock.now().astimezone(zone_of(merchant))
         example = render(fmt, settings.starting_number, local, "LOC1")
         return NumberingSettings(fmt.text, settings.starting_number, example)
+
+    def preview_numbering(self, number_format: str, start: int | None = None) -> str:
+        """The first number ``number_format`` would give today (400 with the reason when it
+        is not usable); changes nothing. ``{LOC}`` shows as ``LOC1``."""
+        fmt = parse_format(number_format)
+        first = check_starting_number(fmt, 1 if start is None else start)
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = self._merchant(uow)
+        local = self._d.clock.now().astimezone(zone_of(merchant))
+        return render(fmt, first, local, "LOC1")
 
     def set_numbering(
         self, number_format: str | None, start: int | None = None
@@ -791,8 +819,10 @@ class PayPageView:
     today: date | None = None  # the clock's date in that zone
     # By invoice payment id: the method and gateway reference, for receipts.
     payment_facts: dict[str, PaymentFacts] = attrs.field(factory=dict)
-    # How to reach the merchant: the invoice's location (name, address, phone) when it has one.
+    # How to reach the merchant: the invoice's location (name, address, phone) when it has one,
+    # else the merchant profile's address, phone and email (the portal's Settings).
     merchant_contact: tuple[str, ...] = ()
+    merchant_logo: str | None = None  # the profile's logo as a data: URI
 
     @property
     def amount_due(self) -> Money:
@@ -889,9 +919,10 @@ class PayPages:
         customer = (
             uow.customers.get(merchant.id, invoice.customer_id) if invoice.customer_id else None
         )
+        brand = brand_of(uow, merchant)
         return PayPageView(
             invoice=invoice,
-            merchant_name=merchant.display_name,
+            merchant_name=brand.name,
             merchant_reference=merchant.external_reference,
             environment=environment,
             options=payment_options(invoice),
@@ -911,7 +942,8 @@ class PayPages:
             time_zone=zone_of(merchant).key,
             today=self._d.clock.now().astimezone(zone_of(merchant)).date(),
             payment_facts=_payment_facts(uow, merchant, invoice),
-            merchant_contact=_merchant_contact(uow, merchant, invoice),
+            merchant_contact=_merchant_contact(uow, merchant, invoice) or brand.contact_lines,
+            merchant_logo=brand.logo_uri,
         )
 
     def view(self, pay_token: str) -> PayPageView:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 import attrs
 
@@ -12,6 +12,7 @@ from payhub.domain.accounts import (
     Merchant,
     check_time_zone,
     validate_new_merchant,
+    zone_of,
 )
 from payhub.domain.environments import Environment
 from payhub.domain.errors import FieldError, Forbidden, NotFound, ValidationError
@@ -198,3 +199,21 @@ class Credentials:
     def _field_names(self, c: GatewayCredential, public: dict[str, str]) -> tuple[str, ...]:
         opened = json.loads(self._d.secrets.open(c.sealed))
         return tuple(sorted({*opened.get("fields", {}), *public}))
+
+
+def day_range(
+    merchant: Merchant, first: date | None, last: date | None
+) -> tuple[datetime | None, datetime | None]:
+    """Days on the merchant's calendar as a UTC range: from the start of ``first`` to the
+    end of ``last`` (either open); 400 when ``last`` comes before ``first``."""
+    if first is not None and last is not None and last < first:
+        raise ValidationError.for_field("to", "must not be before the first day")
+    zone = zone_of(merchant)
+
+    def start(day: date) -> datetime:
+        return datetime.combine(day, time(0), zone).astimezone(UTC)
+
+    return (
+        start(first) if first is not None else None,
+        start(last + timedelta(days=1)) if last is not None else None,
+    )

@@ -35,6 +35,7 @@ from payhub.domain.money import Money, round_half_up
 from payhub.ports import UnitOfWork
 from payhub.services.deps import Deps
 from payhub.services.messaging import queue_email, queue_text
+from payhub.services.profiles import brand_of
 
 
 def _customer(uow: UnitOfWork, merchant: Merchant, customer_id: str | None) -> Customer | None:
@@ -63,8 +64,11 @@ def invoice_sent(
     customer = _customer(uow, merchant, customer_id)
     if customer is None:
         return False
-    name = merchant.display_name
-    subject, body = texts.pay_link_email(name, invoice_number, amount_due, pay_url)
+    brand = brand_of(uow, merchant)
+    name = brand.name
+    subject, body = texts.pay_link_email(
+        name, invoice_number, amount_due, pay_url, brand.contact_lines
+    )
     emailed = queue_email(
         uow, deps, merchant, customer, TextKind.PAY_LINK, subject, body, event_id=event_id
     )
@@ -91,9 +95,16 @@ def invoice_paid(
     customer = _customer(uow, merchant, customer_id)
     if customer is None:
         return
-    name = merchant.display_name
+    brand = brand_of(uow, merchant)
+    name = brand.name
     subject, body = texts.receipt_email(
-        name, invoice_number, payment_amount, amount_paid, amount_due, receipt_url
+        name,
+        invoice_number,
+        payment_amount,
+        amount_paid,
+        amount_due,
+        receipt_url,
+        brand.contact_lines,
     )
     queue_email(uow, deps, merchant, customer, TextKind.RECEIPT, subject, body, event_id=event_id)
     text = texts.receipt_text(
@@ -119,7 +130,7 @@ def scheduled_payment_failed(
     if customer is None:
         return
     then = _day(merchant, next_attempt_at) if next_attempt_at is not None else None
-    text = texts.failed_payment_text(merchant.display_name, amount, then)
+    text = texts.failed_payment_text(brand_of(uow, merchant).name, amount, then)
     queue_text(uow, deps, merchant, customer, TextKind.FAILED_PAYMENT, text, event_id=event_id)
 
 
@@ -138,7 +149,7 @@ def scheduled_payment_upcoming(
     customer = _customer(uow, merchant, customer_id)
     if customer is None:
         return
-    text = texts.reminder_text(merchant.display_name, amount, _day(merchant, run_at))
+    text = texts.reminder_text(brand_of(uow, merchant).name, amount, _day(merchant, run_at))
     queue_text(uow, deps, merchant, customer, TextKind.SCHEDULE_REMINDER, text, event_id=event_id)
 
 

@@ -120,27 +120,7 @@ class Operators:
     def _issue(
         self, uow: UnitOfWork, provider: Provider, merchant: Merchant | None, label: str
     ) -> IssuedKey:
-        kind = KeyKind.PROVIDER if merchant is None else KeyKind.MERCHANT
-        parsed = compose_key(
-            kind,
-            provider.environment,
-            self._d.randomness.token_bytes(KEY_ID_BYTES),
-            self._d.randomness.token_bytes(KEY_SECRET_BYTES),
-        )
-        record = ApiKey(
-            id=self._d.new_id("key"),
-            key_id=parsed.key_id,
-            provider_id=provider.id,
-            merchant_id=merchant.id if merchant else None,
-            kind=kind,
-            environment=provider.environment,
-            digest=key_digest(self._d.secrets.digest_key, parsed.text),
-            hint=display_hint(parsed),
-            label=label.strip()[:100],
-            created_at=self._d.clock.now(),
-        )
-        uow.api_keys.add(record)
-        return IssuedKey(record, parsed.text)
+        return issue_key(uow, self._d, provider, merchant, label)
 
     def list_keys(self, provider_id: str | None = None) -> list[KeyListing]:
         with self._d.store.unit_of_work() as uow:
@@ -184,3 +164,30 @@ class Operators:
                         break
                     after = page[-1].external_reference
         return out
+
+
+def issue_key(
+    uow: UnitOfWork, deps: Deps, provider: Provider, merchant: Merchant | None, label: str
+) -> IssuedKey:
+    """A new provider key, or with ``merchant`` a key for that one merchant, added in ``uow``."""
+    kind = KeyKind.PROVIDER if merchant is None else KeyKind.MERCHANT
+    parsed = compose_key(
+        kind,
+        provider.environment,
+        deps.randomness.token_bytes(KEY_ID_BYTES),
+        deps.randomness.token_bytes(KEY_SECRET_BYTES),
+    )
+    record = ApiKey(
+        id=deps.new_id("key"),
+        key_id=parsed.key_id,
+        provider_id=provider.id,
+        merchant_id=merchant.id if merchant else None,
+        kind=kind,
+        environment=provider.environment,
+        digest=key_digest(deps.secrets.digest_key, parsed.text),
+        hint=display_hint(parsed),
+        label=label.strip()[:100],
+        created_at=deps.clock.now(),
+    )
+    uow.api_keys.add(record)
+    return IssuedKey(record, parsed.text)

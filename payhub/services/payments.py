@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
+from datetime import date
 from decimal import Decimal
 from typing import Protocol
 
@@ -71,7 +72,7 @@ from payhub.services.events import emit
 from payhub.services.gateway_access import adapter_for, open_credentials
 from payhub.services.idempotency import IdempotentCall
 from payhub.services.locations import pick_location
-from payhub.services.merchants import find_merchant
+from payhub.services.merchants import day_range, find_merchant
 
 PAGE_MAX = 200
 # A charge that moved (or reserved) the money as far as payhub can tell.
@@ -678,6 +679,15 @@ class Payments:
                 raise NotFound(f"no {info.name} transaction '{transaction_id}' for this merchant")
             return self._view(uow, tx)
 
+    def find(self, transaction_id: str) -> TransactionView:
+        """One transaction of the merchant by its id alone (the portal's page)."""
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, transaction_id)
+            if tx is None:
+                raise NotFound(f"no transaction '{transaction_id}' for this merchant")
+            return self._view(uow, tx)
+
     def refresh(self, gateway_name: str, transaction_id: str) -> TransactionView:
         """Ask the gateway for the transaction's state and record what it says.
 
@@ -726,10 +736,74 @@ class Payments:
                 publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
             return self._view(uow, tx)
 
-    def list(self, after: str | None = None, limit: int = 50) -> tuple[list[Transaction], bool]:
+    def list(
+        self,
+        after: str | None = None,
+        limit: int = 50,
+        statuses: Collection[TxStatus] | None = None,
+        created_from: date | None = None,
+        created_to: date | None = None,
+    ) -> tuple[list[Transaction], bool]:
+        """Newest first. Filters: status, and the days created (inclusive, on the merchant's
+        calendar)."""
         if not 1 <= limit <= PAGE_MAX:
             raise ValidationError.for_field("limit", f"must be between 1 and {PAGE_MAX}")
         with self._d.store.unit_of_work(readonly=True) as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
-            rows = uow.transactions.list(merchant.id, after=after, limit=limit + 1)
+            since, until = day_range(merchant, created_from, created_to)
+            rows = uow.transactions.list(
+                merchant.id,
+                after=after,
+                limit=limit + 1,
+                statuses=[s.value for s in statuses] if statuses else None,
+                since=since,
+                until=until,
+            )
         return rows[:limit], len(rows) > limit
+
+    # --- once per form ---------------------------------------------------------------------
+
+    def follow_up_once(
+        self,
+        operation: str,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        idempotency_key: str,
+    ) -> tuple[TransactionView, bool]:
+        """A refund or void at most once per key, for callers without HTTP (the portal's
+        forms carry a key each): the same request again returns the transaction as it is now
+        and ``True`` (a replay), without calling the gateway; the key with another request is
+        422, while the first still runs 409. A failure stores nothing: the form can be sent
+        again (the gateway key is the same, so the gateway does not move money twice)."""
+        if operation not in ("refund", "void"):
+            raise ValidationError.for_field("operation", "must be refund or void")
+        key = idempotency.check_key(idempotency_key)
+        fingerprint = hashlib.sha256(
+            f"in-process {operation}\n{self._reference}\n{gateway_name}\n{transaction_id}"
+            f"\n{amount!r}".encode()
+        ).hexdigest()
+        call = IdempotentCall(self._caller.provider_id, key, fingerprint)
+        with self._d.store.unit_of_work() as uow:
+            earlier = idempotency.claim(uow, call, self._d.clock.now())
+        if earlier is not None:
+            return self.get(gateway_name, transaction_id), True
+        with idempotency.lease_keeper(self._d.store, self._d.clock).hold(call):
+            try:
+                if operation == "refund":
+                    view = self.refund(gateway_name, transaction_id, amount, key)
+                else:
+                    view = self.void(gateway_name, transaction_id, key)
+            except BaseException:
+                with self._d.store.unit_of_work() as uow:
+                    idempotency.release(uow, call)
+                raise
+            with self._d.store.unit_of_work() as uow:
+                idempotency.finish(
+                    uow,
+                    call,
+                    StoredResponse(
+                        200, json.dumps({"transactionId": view.transaction.id}).encode()
+                    ),
+                )
+        return view, False

@@ -104,7 +104,8 @@ class PageModel:
     allowed_origins: tuple[str, ...]
     sms_phone_last4: str | None = None  # the customer's number, never in full on the page
     today: str = ""  # the date in the merchant's time zone (the ACH authorization's date)
-    merchant_contact: tuple[str, ...] = ()  # the invoice's location: address and phone
+    merchant_contact: tuple[str, ...] = ()  # the invoice's location, else the merchant profile
+    merchant_logo: str | None = None  # the merchant profile's logo (a data: URI)
     # The bank debit authorization's words around the amount the payer picks
     # (payhub.domain.debit_authorizations: the same words are recorded with the payment).
     debit_words: tuple[str, str] = ("", "")

@@ -199,6 +199,7 @@ def present(view: PayPageView, pay_token: str, public: dict[str, str] | None = N
         today=local_date(view.today) if view.today else "",
         merchant_contact=view.merchant_contact,
         debit_words=_debit_words(view),
+        merchant_logo=view.merchant_logo,
     )
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import structlog
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -13,23 +15,26 @@ from litestar.exceptions import HTTPException, NotFoundException
 from litestar.params import FromPath
 
 from payhub.domain.errors import NotFound, PayHubError, RateLimited, Unauthenticated
-from payhub.domain.portal import PortalUser
+from payhub.domain.money import format_money
+from payhub.domain.portal import PortalRole, PortalUser
 from payhub_server.deps import PUBLIC
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATIC = Path(__file__).resolve().parent.parent / "static" / "portal"
 log = structlog.get_logger("payhub.portal")
 
-# The navigation: (label, path, roles that see it). Pages arrive with their issues.
+# The navigation: (label, path). Every merchant section, including those of other modules
+# (schedules, catalog, register, integrations: payhub_server/portal/ pages of their own).
 MERCHANT_NAV: tuple[tuple[str, str], ...] = (
-    ("Settings", "/portal/settings"),
     ("Customers", "/portal/customers"),
     ("Invoices", "/portal/invoices"),
     ("Payments", "/portal/payments"),
-    ("Scheduled payments", "/portal/scheduled-payments"),
+    ("Schedules", "/portal/schedules"),
     ("Catalog", "/portal/catalog"),
+    ("Register", "/portal/register"),
     ("Integrations", "/portal/integrations"),
     ("Keys", "/portal/keys"),
+    ("Settings", "/portal/settings"),
 )
 OPERATOR_NAV: tuple[tuple[str, str], ...] = (
     ("Providers", "/portal/operator/providers"),
@@ -43,7 +48,11 @@ OPERATOR_NAV: tuple[tuple[str, str], ...] = (
 def navigation(user: PortalUser | None) -> tuple[tuple[str, str], ...]:
     if user is None:
         return ()
-    return OPERATOR_NAV if user.operator else MERCHANT_NAV
+    if user.operator:
+        return OPERATOR_NAV
+    if user.role is PortalRole.STAFF:  # keys are for owners and admins
+        return tuple(item for item in MERCHANT_NAV if item[1] != "/portal/keys")
+    return MERCHANT_NAV
 
 
 @cache
@@ -56,7 +65,20 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.globals["navigation"] = navigation
+    env.filters["money"] = format_money
+    env.filters["local"] = _local
     return env
+
+
+def _local(moment: datetime | None, zone: str | None = None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A stored UTC time on the merchant's clock (``zone``; UTC when unset)."""
+    if moment is None:
+        return ""
+    try:
+        tz = ZoneInfo(zone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        tz = ZoneInfo("UTC")
+    return moment.astimezone(tz).strftime(fmt)
 
 
 def render(template: str, **context: Any) -> str:

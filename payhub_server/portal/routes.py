@@ -16,6 +16,7 @@ from litestar.exceptions import HTTPException
 from payhub.domain.errors import PayHubError
 from payhub_server.deps import PUBLIC
 from payhub_server.portal.accounts import ACCOUNT_HANDLERS
+from payhub_server.portal.merchant_pages import MERCHANT_HANDLERS
 from payhub_server.portal.operator import OPERATOR_HANDLERS
 from payhub_server.portal.render import portal_asset, portal_error
 from payhub_server.portal.session import (
@@ -25,8 +26,14 @@ from payhub_server.portal.session import (
 )
 from payhub_server.portal.shop_pages import SHOP_HANDLERS
 
-PORTAL_HANDLERS: list[Any] = [portal_asset, *ACCOUNT_HANDLERS, *OPERATOR_HANDLERS]
-PORTAL_HANDLERS += SHOP_HANDLERS  # catalog, schedules, integrations, register (portal-b)
+# One entry per page module.
+PORTAL_HANDLERS: list[Any] = [
+    portal_asset,
+    *ACCOUNT_HANDLERS,
+    *OPERATOR_HANDLERS,
+    *MERCHANT_HANDLERS,  # settings, customers, invoices, payments, keys
+    *SHOP_HANDLERS,  # catalog, schedules, integrations, register
+]
 
 
 def portal_router() -> Router:

@@ -53,7 +53,7 @@ from payhub.domain.portal import (
     token_text,
 )
 from payhub.hub import MerchantScope, PayHub
-from payhub.services.auth import Caller
+from payhub.services.auth import PORTAL_CALLER, Caller
 
 __all__ = [
     "PORTAL_DEPENDENCIES",
@@ -232,7 +232,9 @@ def provide_shop(request: Request[Any, Any, Any]) -> MerchantScope:
     if user.merchant_id is None or user.provider_id is None or user.merchant_reference is None:
         raise Forbidden("this page is for a merchant's users")
     hub = hub_of(request)
-    caller = Caller(user.provider_id, user.environment, f"portal:{user.user_id}", user.merchant_id)
+    caller = Caller(
+        user.provider_id, user.environment, f"{PORTAL_CALLER}{user.user_id}", user.merchant_id
+    )
     return hub.provider(caller).merchant(user.merchant_reference)
 
 

@@ -101,11 +101,22 @@ def alpha(
                                "gatewayName": "simulator", "paymentMethodToken": "sim_card_ok",
                                "type": "Card", "description": "Zanzibar call-out"})  # fmt: skip
     assert charge.status_code in (200, 201), charge.text
+    profile_scope = scope.merchant("alpha-1")
+    profile_scope.profile.update(
+        business_name="Alphasecret Plumbing Co", contact_email="desk@alphasecret.example",
+        phone="+15125550123", address=None,
+    )  # fmt: skip
+    profile_scope.invoices.change_embed_origins(add=["https://alphasecret.example"])
+    profile_scope.invoices.set_numbering("ALPHA-{####}", 7)
+    merchant_key = profile_scope.keys.issue("Alphakeylabel")
     shop = add_shop_data(hub, scope.merchant("alpha-1"), client, api, customer_id,
                          method.json()["paymentMethodId"])  # fmt: skip
     made = Alpha()
     made.markers = [
         *shop.markers,
+        "Alphakeylabel",
+        merchant_key.record.hint,
+        "ALPHA-",
         "Alphasecret",
         "alphasecret.example",
         "Ophelia",
@@ -131,6 +142,7 @@ def alpha(
         customer_id,
         key.record.id,
         key.record.key_id,
+        merchant_key.record.id,
         "alpha-1",
         sandbox_provider.provider.id,
         invoice.json()["invoiceNumber"],
@@ -152,7 +164,23 @@ def _snapshot(hub: PayHub, provider_id: str) -> Any:
     keys = [(k.key.id, k.key.revoked_at) for k in hub.operators.list_keys(provider_id)]
     customers = [(c.id, c.name, c.email, c.consent) for c in scope.customers.list().items]
     shop = shop_snapshot(hub, scope)
-    return users, keys, customers, hub.link_admin.blocklist(), hub.link_admin.domains(), shop
+    consents = [
+        [r.id for r in scope.customers.consent_history(c.id).items]
+        for c in scope.customers.list().items
+    ]
+    invoices = [(i.number, i.status, i.amount_paid) for i in scope.invoices.list().items]
+    transactions = [(t.id, t.status, t.refunded) for t in scope.payments.list()[0]]
+    settings = (
+        scope.profile.get(),
+        scope.texting.settings(),
+        scope.invoices.embed_origins(),
+        scope.invoices.numbering(),
+        [r.id for r in scope.schedule_requests.list().items],
+    )
+    return (
+        users, keys, customers, consents, invoices, transactions, settings,
+        hub.link_admin.blocklist(), hub.link_admin.domains(), shop,
+    )  # fmt: skip
 
 
 def _filled(template: str, values: list[str]) -> Iterator[tuple[str, list[str]]]:
@@ -205,6 +233,57 @@ def test_another_merchants_session_never_sees_or_changes_anything(
                 pytest.fail(f"{method} {path} signed B out")
     assert walked >= 20
     assert _snapshot(hub, alpha.markers[-1]) == before
+
+
+# Routes whose ids are not a merchant's data: accounts, the operator's, assets, and the
+# integrations' pages (their names, such as accounting-online, are the same for every merchant).
+_NOT_MERCHANT_DATA = ("/portal/operator", "/portal/team", "/portal/invite", "/portal/link",
+                      "/portal/static", "/portal/sign-in", "/portal/account",
+                      "/portal/integrations")  # fmt: skip
+
+
+def test_another_merchants_ids_are_not_found_on_every_merchant_route(
+    hub: PayHub,
+    app: Litestar,
+    alpha: Alpha,
+    browse: Callable[..., Browser],
+    other_provider: Account,
+) -> None:
+    """Every merchant page with an id in its path, read or posted by merchant B with any of
+    A's ids: 404, as if the id did not exist (no 403 that would confirm it does)."""
+    hub.provider(hub.as_provider(other_provider.provider.id)).merchants.create("beta-1", "Beta")
+    make_user(hub, "owner@beta.example", merchant="beta-1", name="Bea Beta")
+    b = browse()
+    assert b.sign_in("owner@beta.example").status_code == 303
+    csrf = csrf_of(b.get("/portal").text)
+    walked = set()
+    for method, template, kind in portal_routes(app):
+        if kind != "signed-in" or not _PARAM.search(template):
+            continue
+        if template.startswith(_NOT_MERCHANT_DATA):
+            continue
+        for path, _ in _filled(template, alpha.ids):
+            answer = (
+                b.get(path)
+                if method == "GET"
+                else b.client.request(
+                    method, path, data={"csrf_token": csrf}, follow_redirects=False
+                )
+            )
+            assert answer.status_code == 404, (method, path, answer.status_code)
+        walked.add(template)
+    assert {
+        "/portal/customers/{customer_id:str}",
+        "/portal/customers/{customer_id:str}/consent",
+        "/portal/invoices/{number:str}",
+        "/portal/invoices/{number:str}/send",
+        "/portal/invoices/{number:str}/void",
+        "/portal/invoices/{number:str}/schedule-request",
+        "/portal/payments/{transaction_id:str}",
+        "/portal/payments/{transaction_id:str}/refund",
+        "/portal/payments/{transaction_id:str}/void",
+        "/portal/keys/{key_id:str}/revoke",
+    } <= walked
 
 
 def test_the_walk_can_fail(alpha: Alpha) -> None:

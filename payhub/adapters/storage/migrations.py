@@ -853,6 +853,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        20,
+        "merchant profiles: business name, contact details, address and logo (the portal)",
+        """
+        CREATE TABLE merchant_profiles (
+            merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
+            business_name TEXT,
+            contact_email TEXT,
+            phone TEXT,
+            address_line1 TEXT,
+            address_line2 TEXT,
+            address_city TEXT,
+            address_state TEXT,
+            address_postal_code TEXT,
+            address_country TEXT,
+            logo_type TEXT,
+            logo {blob},
+            updated_at {ts} NOT NULL
+        )
+        """,
+    ),
+    Migration(
         23,
         "debit authorizations: the payer's acceptance of a bank debit on the pay page",
         # One row per transaction: the words accepted (with the amount), when, and the

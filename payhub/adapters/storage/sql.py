@@ -9,7 +9,7 @@ adapter.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -652,12 +652,18 @@ class SqlTransactions(_Repo):
         ]
 
     def list(
-        self, merchant_id: str, after: str | None = None, limit: int = 50
+        self,
+        merchant_id: str,
+        after: str | None = None,
+        limit: int = 50,
+        statuses: Collection[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[Transaction]:
         params: dict[str, Any] = {"m": merchant_id, "limit": limit}
-        cursor = ""
+        cursor = time_and_status(params, statuses, since, until)
         if after is not None:
-            cursor = (
+            cursor += (
                 " AND (created_at, id) < (SELECT created_at, id FROM transactions"
                 " WHERE id = :after AND merchant_id = :m)"
             )
@@ -668,6 +674,29 @@ class SqlTransactions(_Repo):
             params,
         )
         return [self._load(r) for r in rows]
+
+
+def time_and_status(
+    params: dict[str, Any],
+    statuses: Collection[str] | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> str:
+    """The list filters shared by transactions and invoices (``status``, ``created_at``)."""
+    where = ""
+    if statuses:
+        names = []
+        for i, status in enumerate(sorted(statuses)):
+            params[f"st{i}"] = status
+            names.append(f":st{i}")
+        where += f" AND status IN ({', '.join(names)})"
+    if since is not None:
+        params["since"] = since
+        where += " AND created_at >= :since"
+    if until is not None:
+        params["until"] = until
+        where += " AND created_at < :until"
+    return where
 
 
 class SqlUnitOfWork:
@@ -731,3 +760,6 @@ class SqlUnitOfWork:
         self.portal_users: ports.PortalUserRepository = prt.SqlPortalUsers(db)
         self.portal_sessions: ports.PortalSessionRepository = prt.SqlPortalSessions(db)
         self.portal_tokens: ports.PortalTokenRepository = prt.SqlPortalTokens(db)
+        from payhub.adapters.storage import sql_profiles as prof
+
+        self.merchant_profiles: ports.MerchantProfileRepository = prof.SqlMerchantProfiles(db)

@@ -168,10 +168,31 @@ class SqlCustomers(RecordTable[Customer]):
         after: str | None = None,
         limit: int = 50,
         account_number: str | None = None,
+        search: str | None = None,
     ) -> list[Customer]:
         where, params = "", {}
         if account_number is not None:
             where, params = " AND account_number = :n", {"n": account_number}
+        if search:
+            # LIKE with its wildcards escaped: the text is looked for as typed.
+            escaped = search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            params["q"] = f"%{escaped}%"
+            where += (
+                " AND ("
+                + " OR ".join(
+                    f"LOWER(COALESCE({c}, '')) LIKE :q ESCAPE '\\'"
+                    for c in (
+                        "first_name",
+                        "last_name",
+                        "company_name",
+                        "email",
+                        "phone",
+                        "account_number",
+                    )
+                )
+                + " OR LOWER(COALESCE(first_name, '') || ' ' || COALESCE(last_name, ''))"
+            )
+            where += " LIKE :q ESCAPE '\\')"
         return self._page(merchant_id, where, params, "created_at, id", after, limit, True)
 
 

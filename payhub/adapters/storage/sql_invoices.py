@@ -8,10 +8,19 @@ appended. Lists are keyset pages, newest first, on (created_at, number).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import date, datetime
 from typing import Any
 
-from payhub.adapters.storage.sql import Row, UniqueViolation, _Repo, opt_dt, to_decimal, to_dt
+from payhub.adapters.storage.sql import (
+    Row,
+    UniqueViolation,
+    _Repo,
+    opt_dt,
+    time_and_status,
+    to_decimal,
+    to_dt,
+)
 from payhub.adapters.storage.sql_values import address_from_json, address_json
 from payhub.domain.errors import Conflict
 from payhub.domain.invoices import (
@@ -328,9 +337,12 @@ class SqlInvoices(_Repo):
         after: str | None = None,
         limit: int = 50,
         customer_id: str | None = None,
+        statuses: Collection[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[Invoice]:
         params: dict[str, Any] = {"m": merchant_id, "limit": limit}
-        where = ""
+        where = time_and_status(params, statuses, since, until)
         if customer_id is not None:
             where += " AND customer_id = :c"
             params["c"] = customer_id
