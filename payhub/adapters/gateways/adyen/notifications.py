@@ -45,7 +45,6 @@ from payhub.domain.errors import Unauthenticated, ValidationError
 from payhub.domain.payments import EventKind, GatewayCredentials, GatewayNotification
 
 HMAC_FIELD = "hmacSignature"
-ACCEPTED = "[accepted]"  # the body Adyen wants back, or it retries
 
 _MOVES = {
     "AUTHORISATION": frozenset({EventKind.CHARGE}),
