@@ -41,6 +41,7 @@ from tests.gateways.adyen.fake import (
     FakeAdyen,
     card,
 )
+from tests.gateways.support import usd
 
 SANDBOX = GatewayCredentials(API_KEY, sandbox=True, fields={"merchantAccount": MERCHANT})
 LIVE = GatewayCredentials(
@@ -52,10 +53,6 @@ LIVE = GatewayCredentials(
 def gateway(fake: FakeAdyen) -> Iterator[AdyenGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield AdyenGateway(client)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def charge(
