@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from payhub import PayHub
@@ -13,6 +12,7 @@ from payhub.adapters.gateways.adyen.adapter import AdyenGateway
 from payhub.adapters.system import FixedClock
 from tests.conftest import START
 from tests.gateways.adyen.fake import FakeAdyen
+from tests.gateways.support import hub_on
 
 
 @pytest.fixture
@@ -22,12 +22,4 @@ def fake() -> FakeAdyen:
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, fake: FakeAdyen) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url,
-            key_file=key_file,
-            clock=FixedClock(START),
-            gateways={"adyen": AdyenGateway(http)},
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, FixedClock(START), fake.handler, {"adyen": AdyenGateway})
