@@ -42,6 +42,7 @@ from payhub.services.catalog import Categories, Products, TaxRates
 from payhub.services.customers import Customers
 from payhub.services.deps import Deps
 from payhub.services.events import Events
+from payhub.services.gateway_notifications import GatewayNotifications
 from payhub.services.integrations import Integrations
 from payhub.services.invoices import Invoices, PayPages
 from payhub.services.links import OPENS_FLUSH_S, LinkAdmin, Redirects, ShortHosts, ShortLinks
@@ -181,6 +182,8 @@ class PayHub:
         self.outbox = Outbox(self.deps, self.sms, self.mailer)
         self.inbound = Inbound(self.deps, self.sms)
         self.pay_pages = PayPages(self.deps, self.gateway_adapters)
+        # Outcomes gateways post to payhub (Adyen's webhooks), applied like status reads.
+        self.gateway_notifications = GatewayNotifications(self.deps, self.gateway_adapters)
         if allow_loopback_webhooks is None:
             allow_loopback_webhooks = os.environ.get(ALLOW_LOOPBACK_ENV, "") in ("1", "true")
         self.allow_loopback_webhooks = allow_loopback_webhooks

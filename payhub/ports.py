@@ -36,6 +36,7 @@ from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
     GatewayCredentials,
+    GatewayNotification,
     GatewayResult,
     SavedMethod,
     SaveMethodRequest,
@@ -132,6 +133,10 @@ class CredentialRepository(Protocol):
     def get(self, merchant_id: str, gateway: str) -> GatewayCredential | None: ...
 
     def list(self, merchant_id: str) -> list[GatewayCredential]: ...
+
+    def get_by_notification_token(self, token: str) -> GatewayCredential | None:
+        """The credentials whose notification URL ends in ``token`` (migration 19)."""
+        ...
 
 
 class GatewayPublicFieldRepository(Protocol):
@@ -287,6 +292,12 @@ class TransactionRepository(Protocol):
 
     def get_by_gateway_key(self, merchant_id: str, gateway_key: str) -> Transaction | None:
         """The charge that was sent to the gateway under this idempotency key, if any."""
+        ...
+
+    def get_by_gateway_reference(
+        self, merchant_id: str, gateway: str, reference: str, for_update: bool = False
+    ) -> Transaction | None:
+        """The merchant's transaction the gateway names ``reference`` (its payment id)."""
         ...
 
     def save(self, tx: Transaction) -> None:
@@ -1109,6 +1120,21 @@ class FindsLostCharges(Protocol):
     """
 
     def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None: ...
+
+
+@runtime_checkable
+class ReadsNotifications(Protocol):
+    """A gateway that reports outcomes by posting them to payhub (Adyen's webhooks).
+
+    ``read_notifications`` checks the request with the merchant's credentials (basic
+    authentication where configured: ``Unauthenticated`` otherwise; each item's signature)
+    and returns each item, those that must be ignored carrying their ``problem``. It raises
+    ``ValidationError`` for a body that is not the gateway's notification at all.
+    """
+
+    def read_notifications(
+        self, creds: GatewayCredentials, body: bytes, authorization: str | None
+    ) -> list[GatewayNotification]: ...
 
 
 @runtime_checkable

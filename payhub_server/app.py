@@ -30,6 +30,7 @@ from payhub_server.routes.approvals import APPROVAL_HANDLERS
 from payhub_server.routes.categories import CategoryController
 from payhub_server.routes.customers import CustomerController
 from payhub_server.routes.events import EventController
+from payhub_server.routes.gateway_notifications import gateway_notification
 from payhub_server.routes.gateways import GatewayController
 from payhub_server.routes.invoices import InvoiceController
 from payhub_server.routes.links import ShortLinkController
@@ -132,6 +133,7 @@ def create_app(hub: PayHub) -> Litestar:
             MessagingController,
             WebhookEndpointController,
             twilio_inbound,
+            gateway_notification,
             twilio_status,
             hosted_fields_script,
             *PAGE_HANDLERS,

@@ -71,6 +71,9 @@ class GatewayCredential:
     sealed: bytes = attrs.field(repr=False)
     created_at: datetime
     updated_at: datetime
+    # The last segment of the URL the gateway posts its notifications to (gateways that take
+    # them: Adyen); opaque, fixed once made, and not a secret (the notifications are signed).
+    notification_token: str | None = None
 
 
 def clean_external_reference(value: str, field: str = "externalReference") -> str:

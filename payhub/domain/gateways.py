@@ -47,6 +47,9 @@ class GatewayInfo:
     # mode; gateway_public.py), and those of them the adapter also reads from the sealed ones.
     public_fields: tuple[PublicField, ...] = ()
     adapter_reads: frozenset[str] = frozenset()
+    # The gateway posts outcomes to payhub (its adapter reads them: Adyen's webhooks); its
+    # credentials then get a notification URL. Set by the registry from the adapter.
+    takes_notifications: bool = False
 
     @property
     def ach(self) -> bool:

@@ -9,7 +9,8 @@ A transaction is one charge and everything that happens to it afterwards::
     Unknown (the gateway timed out) --status--> whatever the gateway says
     CapturePending / RefundPending / VoidPending: the gateway *accepted* the move and finishes
         it later (Checkout.com's 202s, Square's PENDING refunds, a sale answered Authorized);
-        the amounts stay reserved and a status read settles it (``settle_pending``)
+        the amounts stay reserved and a status read settles it (``settle_pending``), or the
+        gateway's own notification of the outcome (Adyen's webhooks: ``notified_result``)
 
 Every move is checked here before a gateway is called: an illegal one is a ``Conflict``
 and the gateway never hears of it.
@@ -326,6 +327,8 @@ def _settle_void(tx: Transaction, result: GatewayResult) -> bool:
     elif result.status in (GatewayStatus.CAPTURED, GatewayStatus.REFUNDED):
         tx.captured = result.captured or tx.amount
         tx.status = TxStatus.CAPTURED
+    elif result.status is GatewayStatus.DECLINED:
+        tx.status = TxStatus.AUTHORIZED  # the gateway refused the void: the authorization stands
     else:
         return False
     return True
@@ -355,6 +358,75 @@ def _settle_refund(tx: Transaction, result: GatewayResult) -> bool:
     else:
         tx.status = TxStatus.REFUNDED if tx.refunded == tx.captured else TxStatus.PARTIALLY_REFUNDED
     return True
+
+
+@attrs.frozen
+class GatewayNotification:
+    """One outcome a gateway posted to payhub (Adyen's webhooks), read and checked by its
+    adapter. ``problem`` says why it must be ignored (a bad signature, another merchant
+    account, an event payhub does not act on); such a notification changes nothing.
+
+    ``payment_reference`` is the payment's gateway reference (the transaction's); ``reference``
+    is the notified operation's own (the charge's for a charge, else the capture's, refund's or
+    cancel's, as the adapter reported it when the move was accepted). ``moves`` are the ledger
+    kinds it can settle (a cancel-or-refund settles whichever of the two is pending)."""
+
+    payment_reference: str
+    reference: str
+    moves: frozenset[EventKind]
+    success: bool
+    amount: Money | None = None
+    message: str | None = None
+    problem: str | None = None
+    support: dict[str, str] = attrs.field(factory=dict)
+
+
+def notified_result(
+    tx: Transaction, ledger: list[TransactionEvent], note: GatewayNotification
+) -> GatewayResult | None:
+    """The notification as the status read the refresh path applies (``settle_pending``, or an
+    ``Unknown`` charge taking the gateway's word); ``None`` when it answers no open question of
+    the transaction: a duplicate or retried delivery (already settled), a move other than the
+    pending one, an outcome that came after the move was settled."""
+    zero = Money.zero(tx.amount.currency)
+
+    def result(status: GatewayStatus, refunded: Money | None = None) -> GatewayResult:
+        return GatewayResult(
+            reference=note.reference,
+            status=status,
+            amount=note.amount or tx.amount,
+            message=note.message,
+            support=dict(note.support),
+            refunded=refunded,
+        )
+
+    if tx.status is TxStatus.UNKNOWN:
+        if EventKind.CHARGE not in note.moves or note.reference != tx.gateway_reference:
+            return None
+        if not note.success:
+            return result(GatewayStatus.DECLINED)
+        sale = any(e.kind is EventKind.CHARGE for e in ledger)
+        return result(GatewayStatus.CAPTURED if sale else GatewayStatus.AUTHORIZED)
+    move = {
+        TxStatus.CAPTURE_PENDING: EventKind.CAPTURE,
+        TxStatus.REFUND_PENDING: EventKind.REFUND,
+        TxStatus.VOID_PENDING: EventKind.VOID,
+    }.get(tx.status)
+    pending = next(
+        (e for e in reversed(ledger) if e.kind is move and e.outcome is Outcome.PENDING), None
+    )
+    if move is None or move not in note.moves or pending is None:
+        return None
+    if pending.gateway_reference != note.reference:
+        return None  # about another (earlier) move of the same payment
+    if move is EventKind.CAPTURE:
+        return result(GatewayStatus.CAPTURED if note.success else GatewayStatus.DECLINED)
+    if move is EventKind.VOID:
+        return result(GatewayStatus.VOIDED if note.success else GatewayStatus.DECLINED)
+    if note.success:
+        return result(GatewayStatus.REFUNDED, refunded=tx.refunded)
+    released = tx.refunded - (pending.amount or zero)
+    return result(GatewayStatus.CAPTURED, refunded=max(released, zero))
 
 
 def status_from_gateway(result: GatewayStatus, method: MethodType) -> TxStatus:

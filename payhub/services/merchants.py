@@ -44,6 +44,13 @@ class CredentialStatus:
     additional_field_names: tuple[str, ...]
     created_at: datetime
     updated_at: datetime
+    # Where the gateway posts its notifications (gateways that send them: Adyen), to be set
+    # in the gateway's own dashboard; None for the others.
+    notification_url: str | None = None
+
+
+def notification_path(gateway: str, token: str) -> str:
+    return f"/webhooks/gateways/{gateway}/{token}"
 
 
 @attrs.frozen
@@ -177,14 +184,19 @@ class Credentials:
                 sealed=sealed,
                 created_at=existing.created_at if existing else now,
                 updated_at=now,
+                notification_token=(existing.notification_token if existing else None)
+                or (self._d.new_id("gwn") if info.takes_notifications else None),
             )
             uow.credentials.put(credential)
             uow.gateway_public_fields.put(merchant.id, info.name, public, now)
         return self._status(credential, tuple(sorted(given.additional_fields)))
 
     def _status(self, c: GatewayCredential, names: tuple[str, ...]) -> CredentialStatus:
+        url = None
+        if c.notification_token is not None:
+            url = self._d.page_url(notification_path(c.gateway, c.notification_token))
         return CredentialStatus(
-            c.gateway, c.environment, c.enabled, names, c.created_at, c.updated_at
+            c.gateway, c.environment, c.enabled, names, c.created_at, c.updated_at, url
         )
 
     def list(self) -> list[CredentialStatus]:

@@ -8,7 +8,8 @@ transaction and no concurrent request can over-capture or over-refund:
 2. the gateway is called, with an idempotency key it can recognise on a retry;
 3. a unit of work records the outcome in the ledger and confirms or undoes the move.
 
-Events, emitted in step 3's unit of work (or by the status read that settles a pending move):
+Events, emitted in step 3's unit of work (or by the status read or gateway notification that
+settles a pending move, ``record_gateway_word``):
 ``payment.succeeded`` / ``payment.failed`` for a charge or authorization (a timeout emits
 nothing until its outcome is known), ``payment.captured``, ``payment.refunded`` and
 ``payment.voided`` once the gateway says the move is done.
@@ -123,6 +124,65 @@ def _settled_event(before: Transaction, after: Transaction) -> EventType | None:
     return None
 
 
+def ledger_event(
+    deps: Deps,
+    tx: Transaction,
+    kind: EventKind,
+    outcome: Outcome,
+    amount: Money | None,
+    result: GatewayResult | None = None,
+    error: GatewayError | None = None,
+) -> TransactionEvent:
+    """The ledger line of one attempt against the gateway, or of what it reported."""
+    return TransactionEvent(
+        id=deps.new_id("txe"),
+        transaction_id=tx.id,
+        kind=kind,
+        outcome=outcome,
+        created_at=deps.clock.now(),
+        amount=amount,
+        gateway_reference=result.reference if result else None,
+        decline_code=(result.decline_code if result else None)
+        or (error.decline_code if error else None),
+        message=(error.gateway_message or error.detail)
+        if error
+        else (result.message if result else None),
+        support=dict(result.support) if result else {},
+    )
+
+
+def record_gateway_word(
+    uow: UnitOfWork, deps: Deps, provider_id: str, tx: Transaction, result: GatewayResult
+) -> Transaction:
+    """Record what the gateway says about ``tx`` (locked by the caller): by a status read
+    (``Payments.refresh``) or by its own notification (``GatewayNotifications``), one path.
+
+    An ``Unknown`` charge takes the gateway's word; a pending capture, refund or void is
+    settled by it (``settle_pending``); an ACH debit reported as returned is recorded in the
+    ledger but not acted on (spec: ACH). The ledger gets a ``status`` line either way, and the
+    payment event of whatever finished is emitted in the same unit of work.
+    """
+    before = attrs.evolve(tx)
+    outcome = Outcome.SUCCEEDED
+    happened: EventType | None = None
+    if tx.status is TxStatus.UNKNOWN:
+        tx.status = status_from_gateway(result.status, tx.method_type)
+        if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
+            tx.captured = tx.amount
+        tx.updated_at = deps.clock.now()
+        uow.transactions.save(tx)
+        happened = _charge_event(tx)
+    elif settle_pending(tx, result, deps.clock.now()):
+        uow.transactions.save(tx)
+        happened = _settled_event(before, tx)
+    elif tx.status is TxStatus.SUBMITTED and result.decline_code == "ach_returned":
+        outcome = Outcome.RETURNED
+    uow.transactions.add_event(ledger_event(deps, tx, EventKind.STATUS, outcome, None, result))
+    if happened is not None:
+        publish_payment(uow, deps, happened, provider_id, tx)
+    return tx
+
+
 @attrs.frozen
 class ChargeInput:
     amount: Decimal
@@ -228,31 +288,6 @@ class Payments:
         self, uow: UnitOfWork, merchant_id: str, info: GatewayInfo
     ) -> GatewayCredentials:
         return open_credentials(uow, self._d.secrets, merchant_id, self._reference, info)
-
-    def _event(
-        self,
-        tx: Transaction,
-        kind: EventKind,
-        outcome: Outcome,
-        amount: Money | None,
-        result: GatewayResult | None = None,
-        error: GatewayError | None = None,
-    ) -> TransactionEvent:
-        return TransactionEvent(
-            id=self._d.new_id("txe"),
-            transaction_id=tx.id,
-            kind=kind,
-            outcome=outcome,
-            created_at=self._d.clock.now(),
-            amount=amount,
-            gateway_reference=result.reference if result else None,
-            decline_code=(result.decline_code if result else None)
-            or (error.decline_code if error else None),
-            message=(error.gateway_message or error.detail)
-            if error
-            else (result.message if result else None),
-            support=dict(result.support) if result else {},
-        )
 
     def _view(self, uow: UnitOfWork, tx: Transaction) -> TransactionView:
         return TransactionView(tx, uow.transactions.events(tx.id))
@@ -525,7 +560,7 @@ class Payments:
                 tx.captured = tx.amount
             tx.updated_at = self._d.clock.now()
             uow.transactions.save(tx)
-            uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
+            uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, tx.amount, result))
             happened = _charge_event(tx)
             if happened is not None:
                 publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
@@ -554,7 +589,9 @@ class Payments:
                 if isinstance(error, Declined)
                 else Outcome.FAILED
             )
-            uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, error=error))
+            uow.transactions.add_event(
+                ledger_event(self._d, tx, kind, outcome, tx.amount, error=error)
+            )
             if not timed_out:
                 publish_payment(uow, self._d, PaymentFailed, self._caller.provider_id, tx)
             return Answer(self._finish(uow, under, error=error), error=error)
@@ -595,7 +632,9 @@ class Payments:
                 outcome = Outcome.UNKNOWN if timed_out else Outcome.FAILED
                 if isinstance(error, Declined):
                     outcome = Outcome.DECLINED
-                uow.transactions.add_event(self._event(tx, kind, outcome, amount, error=error))
+                uow.transactions.add_event(
+                    ledger_event(self._d, tx, kind, outcome, amount, error=error)
+                )
             raise
         with self._d.store.unit_of_work() as uow:
             outcome = Outcome.SUCCEEDED
@@ -605,7 +644,7 @@ class Payments:
                 tx = uow.transactions.get(tx.merchant_id, tx.id, for_update=True) or tx
                 mark_pending(tx, kind.value, self._d.clock.now())
                 uow.transactions.save(tx)
-            uow.transactions.add_event(self._event(tx, kind, outcome, amount, result))
+            uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, amount, result))
             if outcome is Outcome.SUCCEEDED:
                 publish_payment(uow, self._d, _MOVED[kind], self._caller.provider_id, tx)
             return self._view(uow, tx)
@@ -689,12 +728,8 @@ class Payments:
             return self._view(uow, tx)
 
     def refresh(self, gateway_name: str, transaction_id: str) -> TransactionView:
-        """Ask the gateway for the transaction's state and record what it says.
-
-        An ``Unknown`` charge takes the gateway's word; a pending capture, refund or void is
-        settled by it (``settle_pending``); an ACH debit reported as returned is recorded in
-        the ledger but not acted on (spec: ACH).
-        """
+        """Ask the gateway for the transaction's state and record what it says
+        (``record_gateway_word``)."""
         info = self._info(gateway_name, field="gateway")
         with self._d.store.unit_of_work() as uow:
             merchant = find_merchant(uow, self._caller, self._reference)
@@ -711,29 +746,12 @@ class Payments:
         except GatewayError as error:
             with self._d.store.unit_of_work() as uow:
                 uow.transactions.add_event(
-                    self._event(tx, EventKind.STATUS, Outcome.FAILED, None, error=error)
+                    ledger_event(self._d, tx, EventKind.STATUS, Outcome.FAILED, None, error=error)
                 )
             raise
         with self._d.store.unit_of_work() as uow:
             tx = uow.transactions.get(merchant.id, transaction_id, for_update=True) or tx
-            before = attrs.evolve(tx)
-            outcome = Outcome.SUCCEEDED
-            happened: EventType | None = None
-            if tx.status is TxStatus.UNKNOWN:
-                tx.status = status_from_gateway(result.status, tx.method_type)
-                if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED):
-                    tx.captured = tx.amount
-                tx.updated_at = self._d.clock.now()
-                uow.transactions.save(tx)
-                happened = _charge_event(tx)
-            elif settle_pending(tx, result, self._d.clock.now()):
-                uow.transactions.save(tx)
-                happened = _settled_event(before, tx)
-            elif tx.status is TxStatus.SUBMITTED and result.decline_code == "ach_returned":
-                outcome = Outcome.RETURNED
-            uow.transactions.add_event(self._event(tx, EventKind.STATUS, outcome, None, result))
-            if happened is not None:
-                publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
+            tx = record_gateway_word(uow, self._d, self._caller.provider_id, tx, result)
             return self._view(uow, tx)
 
     def list(

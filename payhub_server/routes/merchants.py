@@ -37,7 +37,7 @@ class CredentialsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     additional_fields: dict[str, str] = msgspec.field(default_factory=dict)
 
 
-class CredentialsOut(msgspec.Struct, rename="camel"):
+class CredentialsOut(msgspec.Struct, rename="camel", omit_defaults=True):
     """Credential status. The secret and additional field values are never returned."""
 
     gateway: str
@@ -47,6 +47,9 @@ class CredentialsOut(msgspec.Struct, rename="camel"):
     additional_field_names: list[str]
     created_at_utc: datetime
     updated_at_utc: datetime
+    # Gateways that post outcomes to payhub (Adyen): the URL to set in their dashboard;
+    # absent for the others.
+    notification_url: str | None = None
 
     @classmethod
     def of(cls, c: CredentialStatus) -> CredentialsOut:
@@ -58,6 +61,7 @@ class CredentialsOut(msgspec.Struct, rename="camel"):
             additional_field_names=list(c.additional_field_names),
             created_at_utc=c.created_at,
             updated_at_utc=c.updated_at,
+            notification_url=c.notification_url,
         )
 
 

@@ -80,9 +80,14 @@ class GatewayFolder:
     ) -> GatewayFolder:
         """The folder of the package whose ``__init__.py`` is ``init_file``.
 
-        The row's ``hostedCheckout`` is true exactly when the folder has a pay-page driver.
+        The row's ``hostedCheckout`` is true exactly when the folder has a pay-page driver, and
+        ``takes_notifications`` exactly when its adapter reads the gateway's notifications.
         """
-        info = attrs.evolve(info, hosted_checkout=page is not None)
+        info = attrs.evolve(
+            info,
+            hosted_checkout=page is not None,
+            takes_notifications=callable(getattr(adapter, "read_notifications", None)),
+        )
         return cls(info, adapter, Path(init_file).resolve().parent, page)
 
     @property

@@ -853,6 +853,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        19,
+        "gateway notifications: each credential's notification URL token, and transactions"
+        " found by the gateway's reference",
+        # The token is the last segment of /webhooks/gateways/{gateway}/{token} (Adyen posts its
+        # outcomes there); the index finds the transaction a notification names.
+        """
+        ALTER TABLE gateway_credentials ADD COLUMN notification_token TEXT;
+        CREATE UNIQUE INDEX gateway_credentials_notification
+            ON gateway_credentials(notification_token);
+        CREATE INDEX transactions_gateway_reference
+            ON transactions(merchant_id, gateway, gateway_reference)
+        """,
+    ),
+    Migration(
         20,
         "merchant profiles: business name, contact details, address and logo (the portal)",
         """

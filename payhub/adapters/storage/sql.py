@@ -245,11 +245,15 @@ class SqlCredentials(_Repo):
     def put(self, credential: GatewayCredential) -> None:
         self.db.execute(
             "INSERT INTO gateway_credentials (merchant_id, gateway, environment, enabled, sealed,"
-            " created_at, updated_at) VALUES (:m, :g, :env, :enabled, :sealed, :created, :updated)"
+            " created_at, updated_at, notification_token)"
+            " VALUES (:m, :g, :env, :enabled, :sealed, :created, :updated, :token)"
             " ON CONFLICT (merchant_id, gateway) DO UPDATE SET environment = excluded.environment,"
             " enabled = excluded.enabled, sealed = excluded.sealed,"
-            " updated_at = excluded.updated_at",
+            " updated_at = excluded.updated_at,"
+            " notification_token = COALESCE(gateway_credentials.notification_token,"
+            " excluded.notification_token)",
             {
+                "token": credential.notification_token,
                 "m": credential.merchant_id,
                 "g": credential.gateway,
                 "env": credential.environment.value,
@@ -270,7 +274,12 @@ class SqlCredentials(_Repo):
             sealed=to_bytes(row["sealed"]),
             created_at=to_dt(row["created_at"]),
             updated_at=to_dt(row["updated_at"]),
+            notification_token=row["notification_token"],
         )
+
+    def get_by_notification_token(self, token: str) -> GatewayCredential | None:
+        row = self._one("SELECT * FROM gateway_credentials WHERE notification_token = :t", t=token)
+        return self._load(row) if row else None
 
     def get(self, merchant_id: str, gateway: str) -> GatewayCredential | None:
         row = self._one(
@@ -589,6 +598,19 @@ class SqlTransactions(_Repo):
             f"SELECT * FROM transactions WHERE id = :id AND merchant_id = :m{lock}",
             id=transaction_id,
             m=merchant_id,
+        )
+        return self._load(row) if row else None
+
+    def get_by_gateway_reference(
+        self, merchant_id: str, gateway: str, reference: str, for_update: bool = False
+    ) -> Transaction | None:
+        lock = " FOR UPDATE" if for_update and self.db.dialect == "postgres" else ""
+        row = self._one(
+            "SELECT * FROM transactions WHERE merchant_id = :m AND gateway = :g"
+            f" AND gateway_reference = :r ORDER BY created_at, id LIMIT 1{lock}",
+            m=merchant_id,
+            g=gateway,
+            r=reference,
         )
         return self._load(row) if row else None
 

@@ -9,7 +9,7 @@ Written from Adyen's public reference, not from our adapter:
   ``refusalReason``, ``refusalReasonCode``, ``amount``, ``merchantReference``)
 - https://docs.adyen.com/api-explorer/Checkout/71/post/payments/(paymentPspReference)/captures,
   /refunds, /cancels (201 ``status: received``; the outcome arrives by webhook, kept here in
-  ``notifications`` with ``success`` true or false)
+  ``notifications`` with ``success`` true or false; ``webhook`` wraps them as Adyen posts them)
 - https://docs.adyen.com/api-explorer/Checkout/71/post/storedPaymentMethods
 - https://docs.adyen.com/development-resources/api-idempotency (``Idempotency-Key``: a retry gets
   the first answer; at most 64 characters)
@@ -55,6 +55,7 @@ REFUSALS = {
     "ACQUIRER_ERROR": ("4", "Acquirer Error"),
 }
 _BRANDS = {"4": "visa", "5": "mc", "3": "amex"}
+RECEIVED = "RECEIVED"  # holder name: the payment is answered "Received" (outcome by webhook)
 
 
 def card(
@@ -276,6 +277,7 @@ class FakeAdyen:
                 resultCode="Refused", refusalReasonCode=refusal[0], refusalReason=refusal[1]
             )
             self.payments[psp] = {"state": "Refused", "amount": amount, "live": live}
+            self._notify("AUTHORISATION", psp, False, amount, body["reference"], refusal[1])
             return 200, answer
         manual = (body.get("additionalData") or {}).get("manualCapture") == "true"
         delay = body.get("captureDelayHours")
@@ -287,8 +289,58 @@ class FakeAdyen:
             "live": live,
             "reference": body["reference"],
         }
-        answer["resultCode"] = "Authorised"
+        # "Received": Adyen took the payment and reports its outcome by webhook only.
+        answer["resultCode"] = "Received" if details["holder"] == RECEIVED else "Authorised"
+        self._notify("AUTHORISATION", psp, True, amount, body["reference"])
         return 200, answer
+
+    # --- webhooks --------------------------------------------------------------------------
+
+    def _notify(
+        self,
+        code: str,
+        psp: str,
+        success: bool,
+        amount: dict[str, Any],
+        reference: str,
+        reason: str | None = None,
+        original: str | None = None,
+    ) -> None:
+        note: dict[str, Any] = {
+            "eventCode": code,
+            "pspReference": psp,
+            "success": success,
+            "amount": amount,
+            "merchantReference": reference,
+        }
+        if original is not None:
+            note["originalReference"] = original
+        if reason is not None:
+            note["reason"] = reason
+        self.notifications.append(note)
+
+    def webhook(self, *notes: dict[str, Any], live: bool = False) -> dict[str, Any]:
+        """A standard webhook (``Notification``) carrying the given ``notifications``, shaped
+        as Adyen's notification models say (https://docs.adyen.com/development-resources/
+        webhooks/webhook-types): unsigned; the tests sign it with Adyen's own library."""
+        items = []
+        for note in notes:
+            item: dict[str, Any] = {
+                "additionalData": {},
+                "amount": note["amount"],
+                "eventCode": note["eventCode"],
+                "eventDate": "2025-03-14T09:26:53+01:00",
+                "merchantAccountCode": MERCHANT,
+                "merchantReference": note["merchantReference"],
+                "paymentMethod": "visa",
+                "pspReference": note["pspReference"],
+                "success": "true" if note["success"] else "false",
+            }
+            for optional in ("originalReference", "reason"):
+                if optional in note:
+                    item[optional] = note[optional]
+            items.append({"NotificationRequestItem": item})
+        return {"live": "true" if live else "false", "notificationItems": items}
 
     def _modify(
         self, psp: str, kind: str, body: dict[str, Any], live: bool
@@ -317,13 +369,13 @@ class FakeAdyen:
         elif kind == "cancels" and payment["state"] == "Authorised":
             success = True
             payment["state"] = "Cancelled"
-        self.notifications.append(
-            {
-                "eventCode": kind[:-1].upper(),
-                "pspReference": modification,
-                "originalReference": psp,
-                "success": success,
-            }
+        self._notify(
+            {"captures": "CAPTURE", "refunds": "REFUND", "cancels": "CANCELLATION"}[kind],
+            modification,
+            success,
+            amount or payment["amount"],
+            str(body.get("reference", "")),
+            original=psp,
         )
         answer: dict[str, Any] = {
             "merchantAccount": MERCHANT,

@@ -208,9 +208,11 @@ def test_capture_refund_and_cancel_are_received_and_pending() -> None:
         captured = gateway.capture(CREDS, PSP, usd, "idem-2")
         refunded = gateway.refund(CREDS, PSP, usd, "idem-3")
         cancelled = gateway.void(CREDS, PSP, "idem-4")
-    assert (captured.reference, captured.status) == (PSP, GatewayStatus.PENDING)
+    # Each move is named by its own pspReference: the one its webhook will carry.
+    assert (captured.status, captured.support["payment"]) == (GatewayStatus.PENDING, PSP)
+    assert captured.reference == captured.support["psp_reference"] != PSP
     assert (refunded.reference, refunded.status) == ("KDD6LKT8MBLZNN85", GatewayStatus.PENDING)
-    assert cancelled.status is GatewayStatus.PENDING
+    assert (cancelled.reference, cancelled.status) == ("LDD6LKT8MBLZNN86", GatewayStatus.PENDING)
 
 
 def test_status_cannot_be_read_from_adyen() -> None:

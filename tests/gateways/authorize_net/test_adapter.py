@@ -40,6 +40,7 @@ from tests.gateways.authorize_net.fake import (
     FAKE_TRANSACTION_KEY,
     FakeAuthorizeNet,
 )
+from tests.gateways.support import usd
 
 SANDBOX = GatewayCredentials(FAKE_TRANSACTION_KEY, sandbox=True, fields={"apiLoginId": FAKE_LOGIN})
 LIVE = GatewayCredentials(FAKE_TRANSACTION_KEY, sandbox=False, fields={"apiLoginId": FAKE_LOGIN})
@@ -59,10 +60,6 @@ def _gateway(fake: FakeAuthorizeNet) -> Iterator[AuthorizeNetGateway]:
 @pytest.fixture
 def gateway(fake: FakeAuthorizeNet) -> Iterator[AuthorizeNetGateway]:
     yield from _gateway(fake)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def charge_request(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -33,6 +32,7 @@ from payhub.domain.payments import (
     SaveMethodRequest,
 )
 from tests.gateways.braintree.fake import MERCHANT_ID, PRIVATE_KEY, PUBLIC_KEY, FakeBraintree
+from tests.gateways.support import usd
 
 SANDBOX = GatewayCredentials(
     api_secret=PRIVATE_KEY,
@@ -59,10 +59,6 @@ def _gateway(fake: FakeBraintree) -> Iterator[BraintreeGateway]:
 @pytest.fixture
 def gateway(fake: FakeBraintree) -> Iterator[BraintreeGateway]:
     yield from _gateway(fake)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def card(

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from payhub.domain.payments import (
 )
 from tests.conftest import START, Account
 from tests.gateways.checkout_com.fake import LIVE_KEY, SANDBOX_KEY, FakeCheckoutCom
+from tests.gateways.support import hub_on, usd
 
 SANDBOX = GatewayCredentials(SANDBOX_KEY, sandbox=True, fields={"processingChannelId": "pc_1"})
 
@@ -47,10 +47,6 @@ def fake() -> FakeCheckoutCom:
 def gateway(fake: FakeCheckoutCom) -> Iterator[CheckoutComGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield CheckoutComGateway(client)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def charge(amount: Money, token: str, capture: bool = True, key: str = "k-1") -> ChargeRequest:
@@ -231,15 +227,9 @@ def test_save_and_charge_a_card(gateway: CheckoutComGateway, fake: FakeCheckoutC
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, fake: FakeCheckoutCom) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url,
-            key_file=key_file,
-            clock=FixedClock(START),
-            gateways={"checkout-com": CheckoutComGateway(http)},
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(
+        store_url, key_file, FixedClock(START), fake.handler, {"checkout-com": CheckoutComGateway}
+    )
 
 
 def test_charge_over_http(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from payhub.domain.payments import (
 )
 from tests.conftest import Account
 from tests.gateways.clover.fake import LIVE_KEY, SANDBOX_KEY, FakeClover
+from tests.gateways.support import hub_on, usd
 
 SANDBOX = GatewayCredentials(api_secret=SANDBOX_KEY, sandbox=True)
 LIVE = GatewayCredentials(api_secret=LIVE_KEY, sandbox=False)
@@ -56,10 +56,6 @@ def fake() -> FakeClover:
 def gateway(fake: FakeClover) -> Iterator[CloverGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield CloverGateway(client)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def card(token: str, amount: Money, capture: bool = True, key: str = "charge-1") -> ChargeRequest:
@@ -471,12 +467,7 @@ def test_a_token_echoed_by_clover_is_blanked_from_the_gateway_message() -> None:
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeClover) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url, key_file=key_file, clock=clock, gateways={"clover": CloverGateway(http)}
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"clover": CloverGateway})
 
 
 def test_a_charge_through_payhubs_api_reaches_clover(

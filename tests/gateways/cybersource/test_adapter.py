@@ -44,6 +44,7 @@ from payhub.domain.payments import (
 from payhub.ports import FindsLostCharges
 from tests.conftest import Account
 from tests.gateways.cybersource.fake import KEY_ID, MERCHANT_ID, SECRET, FakeCyberSource, token
+from tests.gateways.support import hub_on, usd
 
 OK = token("ok")
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
@@ -64,10 +65,6 @@ def creds() -> GatewayCredentials:
     return GatewayCredentials(
         SECRET, sandbox=True, fields={"merchantId": MERCHANT_ID, "keyId": KEY_ID}
     )
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def card(
@@ -612,11 +609,7 @@ Client = TestClient[Litestar]
 def hub(
     store_url: str, key_file: Path, clock: FixedClock, fake: FakeCyberSource
 ) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        gateways: dict[str, Any] = {"cybersource": CyberSourceGateway(http)}
-        hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"cybersource": CyberSourceGateway})
 
 
 def test_a_charge_and_a_retry_over_http(

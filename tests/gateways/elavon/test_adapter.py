@@ -51,6 +51,7 @@ from tests.gateways.elavon.fake import (
     USER_ID,
     FakeElavon,
 )
+from tests.gateways.support import hub_on, usd
 
 FIELDS = {"merchantId": MERCHANT_ID, "userId": USER_ID}
 CREDS = GatewayCredentials(api_secret=PIN, sandbox=True, fields=FIELDS)
@@ -64,10 +65,6 @@ def fake() -> FakeElavon:
 @pytest.fixture
 def elavon(fake: FakeElavon) -> ElavonGateway:
     return ElavonGateway(httpx.Client(transport=httpx.MockTransport(fake.handler)))
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def token(value: str = "ck_visa") -> PaymentSource:
@@ -476,15 +473,7 @@ def test_untrusted_text_is_escaped_by_the_xml_builder(
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeElavon) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url,
-            key_file=key_file,
-            clock=clock,
-            gateways={"elavon": ElavonGateway(http)},
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"elavon": ElavonGateway})
 
 
 def test_a_charge_over_http_reaches_converge_and_is_recorded(

@@ -36,6 +36,7 @@ from payhub.domain.payments import (
 )
 from tests.conftest import Account
 from tests.gateways.fiserv.fake import API_KEY, API_SECRET, MERCHANT_ID, TERMINAL_ID, FakeFiserv
+from tests.gateways.support import hub_on, usd
 
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 FIELDS = {"apiKey": API_KEY, "merchantId": MERCHANT_ID, "terminalId": TERMINAL_ID}
@@ -54,10 +55,6 @@ def gateway(fake: FakeFiserv) -> FiservGateway:
 @pytest.fixture
 def creds() -> GatewayCredentials:
     return GatewayCredentials(API_SECRET, sandbox=True, fields=FIELDS)
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def card(
@@ -368,11 +365,7 @@ Client = TestClient[Litestar]
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeFiserv) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        gateways: dict[str, Any] = {"fiserv": FiservGateway(http)}
-        hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"fiserv": FiservGateway})
 
 
 def test_a_charge_over_http(

@@ -16,7 +16,6 @@ from payhub import PayHub
 from payhub.adapters.gateways.forte.adapter import ForteGateway, order_number_for
 from payhub.adapters.system import FixedClock
 from payhub.domain.environments import Environment
-from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
     Declined,
@@ -34,6 +33,7 @@ from payhub.domain.payments import (
 from tests.conftest import Account
 from tests.gateways.catalog_rows import gateway
 from tests.gateways.forte.fake import ACCESS_ID, LOC, ORG, SECURE_KEY, FakeForte
+from tests.gateways.support import usd
 
 FIELDS = {"accessId": ACCESS_ID, "organizationId": ORG, "locationId": LOC}
 CREDS = GatewayCredentials(api_secret=SECURE_KEY, sandbox=True, fields=FIELDS)
@@ -47,10 +47,6 @@ def fake() -> FakeForte:
 @pytest.fixture
 def forte(fake: FakeForte) -> ForteGateway:
     return ForteGateway(fake.client())
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def card(token: str = "ott_visa") -> PaymentSource:

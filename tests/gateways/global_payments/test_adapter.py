@@ -40,6 +40,7 @@ from payhub.domain.payments import (
 )
 from tests.conftest import Account
 from tests.gateways.global_payments.fake import APP_ID, APP_KEY, FakeGlobalPayments
+from tests.gateways.support import hub_on, usd
 
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 
@@ -57,10 +58,6 @@ def gateway(fake: FakeGlobalPayments) -> GlobalPaymentsGateway:
 @pytest.fixture
 def creds() -> GatewayCredentials:
     return GatewayCredentials(APP_KEY, sandbox=True, fields={"appId": APP_ID})
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def card(
@@ -388,11 +385,9 @@ Client = TestClient[Litestar]
 def hub(
     store_url: str, key_file: Path, clock: FixedClock, fake: FakeGlobalPayments
 ) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        gateways: dict[str, Any] = {"global-payments": GlobalPaymentsGateway(http)}
-        hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
-        yield hub
-        hub.close()
+    yield from hub_on(
+        store_url, key_file, clock, fake.handler, {"global-payments": GlobalPaymentsGateway}
+    )
 
 
 def test_a_charge_over_http(

@@ -50,6 +50,7 @@ from tests.gateways.heartland.fake import (
     PROD_KEY,
     FakeHeartland,
 )
+from tests.gateways.support import hub_on, usd
 
 CREDS = GatewayCredentials(api_secret=CERT_KEY, sandbox=True)
 
@@ -62,10 +63,6 @@ def fake() -> FakeHeartland:
 @pytest.fixture
 def heartland(fake: FakeHeartland) -> HeartlandGateway:
     return HeartlandGateway(httpx.Client(transport=httpx.MockTransport(fake.handler)))
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def token(value: str = "supt_visa") -> PaymentSource:
@@ -523,15 +520,7 @@ def test_untrusted_text_is_escaped_by_the_xml_builder(
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeHeartland) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url,
-            key_file=key_file,
-            clock=clock,
-            gateways={"heartland": HeartlandGateway(http)},
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"heartland": HeartlandGateway})
 
 
 def test_a_charge_over_http_reaches_portico_and_is_recorded(

@@ -44,6 +44,7 @@ from payhub.domain.payments import (
 from payhub.ports import FindsLostCharges
 from tests.conftest import Account
 from tests.gateways.helcim.fake import API_TOKEN, FakeHelcim
+from tests.gateways.support import hub_on, usd
 
 CREDS = GatewayCredentials(api_secret=API_TOKEN, sandbox=True)
 
@@ -57,10 +58,6 @@ def fake() -> FakeHelcim:
 def gateway(fake: FakeHelcim) -> Iterator[HelcimGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield HelcimGateway(client)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def card(token: str, amount: Money, capture: bool = True, key: str = "charge-1") -> ChargeRequest:
@@ -613,12 +610,7 @@ def test_a_token_echoed_by_helcim_is_blanked_from_the_gateway_message() -> None:
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeHelcim) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url, key_file=key_file, clock=clock, gateways={"helcim": HelcimGateway(http)}
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"helcim": HelcimGateway})
 
 
 def test_a_charge_through_payhubs_api_reaches_helcim(

@@ -28,6 +28,7 @@ from payhub.domain.payments import (
     SaveMethodRequest,
 )
 from tests.gateways.nmi.fake import LIVE_HOST, SANDBOX_HOST, SECURITY_KEY, FakeNmi
+from tests.gateways.support import usd
 
 CREDS = GatewayCredentials(api_secret=SECURITY_KEY, sandbox=True)
 TRANSACT = "/api/transact.php"
@@ -42,10 +43,6 @@ def fake() -> FakeNmi:
 @pytest.fixture
 def nmi(fake: FakeNmi) -> NmiGateway:
     return NmiGateway(httpx.Client(transport=httpx.MockTransport(fake.handler)))
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def token(value: str = "tok_visa", method: MethodType = MethodType.CARD) -> PaymentSource:

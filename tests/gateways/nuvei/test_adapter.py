@@ -48,6 +48,7 @@ from tests.gateways.nuvei.fake import (
     SECRET,
     FakeNuvei,
 )
+from tests.gateways.support import hub_on, usd
 
 FIELDS = {"merchantId": MERCHANT_ID, "merchantSiteId": MERCHANT_SITE_ID}
 CREDS = GatewayCredentials(api_secret=SECRET, sandbox=True, fields=FIELDS)
@@ -61,10 +62,6 @@ def fake() -> FakeNuvei:
 @pytest.fixture
 def nuvei(fake: FakeNuvei) -> NuveiGateway:
     return NuveiGateway(httpx.Client(transport=httpx.MockTransport(fake.handler)))
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def token(value: str) -> PaymentSource:
@@ -586,12 +583,7 @@ def test_a_token_echoed_by_nuvei_is_blanked_from_the_gateway_message() -> None:
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeNuvei) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url, key_file=key_file, clock=clock, gateways={"nuvei": NuveiGateway(http)}
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"nuvei": NuveiGateway})
 
 
 def test_a_charge_over_http_reaches_nuvei_and_is_recorded(

@@ -41,6 +41,7 @@ from payhub.domain.payments import (
 )
 from tests.conftest import START, Account
 from tests.gateways.paypal.fake import CLIENT_ID, SECRET, FakePayPal
+from tests.gateways.support import hub_on, usd
 
 SANDBOX = GatewayCredentials(api_secret=SECRET, sandbox=True, fields={"clientId": CLIENT_ID})
 
@@ -67,10 +68,6 @@ def ticks() -> Clock:
 def gateway(fake: FakePayPal, ticks: Clock) -> Iterator[PayPalGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield PayPalGateway(client, now=ticks)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def card(amount: Money, token: str, capture: bool = True, key: str = "charge-1") -> ChargeRequest:
@@ -492,15 +489,9 @@ def test_ids_in_paths_are_quoted(gateway: PayPalGateway, fake: FakePayPal) -> No
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, fake: FakePayPal) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url,
-            key_file=key_file,
-            clock=FixedClock(START),
-            gateways={"paypal": PayPalGateway(http)},
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(
+        store_url, key_file, FixedClock(START), fake.handler, {"paypal": PayPalGateway}
+    )
 
 
 def test_charge_over_http_with_credentials_set_through_the_api(

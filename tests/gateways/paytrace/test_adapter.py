@@ -45,6 +45,7 @@ from tests.gateways.paytrace.fake import (
     USERNAME,
     FakePayTrace,
 )
+from tests.gateways.support import usd
 
 FIELDS = {"username": USERNAME, "integratorId": INTEGRATOR_ID}
 CREDS = GatewayCredentials(api_secret=PASSWORD, sandbox=True, fields=FIELDS)
@@ -76,10 +77,6 @@ def paytrace(fake: FakePayTrace, ticks: Clock) -> PayTraceGateway:
     return PayTraceGateway(
         fake.client(), monotonic=ticks, today=lambda: datetime(2026, 11, 23, 15, tzinfo=UTC)
     )
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def card(hpf: str = "hpf_visa") -> PaymentSource:

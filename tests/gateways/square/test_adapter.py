@@ -29,6 +29,7 @@ from payhub.domain.payments import (
     SaveMethodRequest,
 )
 from tests.gateways.square.fake import ACCESS_TOKEN, LOCATION_ID, FakeSquare
+from tests.gateways.support import usd
 
 OK = "cnon:card-nonce-ok"
 BANK = "bnon:bank-nonce-ok"
@@ -47,10 +48,6 @@ def gateway(fake: FakeSquare) -> SquareGateway:
 @pytest.fixture
 def creds() -> GatewayCredentials:
     return GatewayCredentials(ACCESS_TOKEN, sandbox=True, fields={"locationId": LOCATION_ID})
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def card(

@@ -41,6 +41,7 @@ from payhub.domain.payments import (
 )
 from tests.conftest import Account
 from tests.gateways.stax.fake import API_KEY, FakeStax
+from tests.gateways.support import hub_on, usd
 
 CREDS = GatewayCredentials(api_secret=API_KEY, sandbox=True)
 
@@ -54,10 +55,6 @@ def fake() -> FakeStax:
 def gateway(fake: FakeStax) -> Iterator[StaxGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield StaxGateway(client)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def card(token: str, amount: Money, capture: bool = True, key: str = "charge-1") -> ChargeRequest:
@@ -512,12 +509,7 @@ def test_an_id_echoed_by_stax_is_blanked_from_the_gateway_message() -> None:
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeStax) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url, key_file=key_file, clock=clock, gateways={"stax": StaxGateway(http)}
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"stax": StaxGateway})
 
 
 def test_a_charge_through_payhubs_api_reaches_stax(

@@ -37,6 +37,7 @@ from payhub.domain.payments import (
     SaveMethodRequest,
 )
 from tests.gateways.stripe.fake import LIVE_KEY, TEST_KEY, FakeStripe
+from tests.gateways.support import usd
 
 SANDBOX = GatewayCredentials(api_secret=TEST_KEY, sandbox=True)
 LIVE = GatewayCredentials(api_secret=LIVE_KEY, sandbox=False)
@@ -51,10 +52,6 @@ def fake() -> FakeStripe:
 def gateway(fake: FakeStripe) -> Iterator[StripeGateway]:
     with httpx.Client(transport=httpx.MockTransport(fake.handler)) as client:
         yield StripeGateway(client)
-
-
-def usd(value: str) -> Money:
-    return Money.of(Decimal(value), "USD")
 
 
 def card(

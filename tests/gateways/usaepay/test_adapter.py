@@ -41,6 +41,7 @@ from payhub.domain.payments import (
     TxStatus,
 )
 from tests.conftest import Account
+from tests.gateways.support import hub_on, usd
 from tests.gateways.usaepay.fake import API_KEY, LIVE_HOST, PIN, SANDBOX_HOST, FakeUsaEpay
 
 CREDS = GatewayCredentials(api_secret=API_KEY, sandbox=True, fields={"pin": PIN})
@@ -54,10 +55,6 @@ def fake() -> FakeUsaEpay:
 @pytest.fixture
 def usaepay(fake: FakeUsaEpay) -> UsaEpayGateway:
     return UsaEpayGateway(httpx.Client(transport=httpx.MockTransport(fake.handler)))
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def token(value: str = "pk_visa") -> PaymentSource:
@@ -630,12 +627,7 @@ def test_a_secret_echoed_by_usaepay_is_blanked_from_the_gateway_message() -> Non
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeUsaEpay) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url, key_file=key_file, clock=clock, gateways={"usaepay": UsaEpayGateway(http)}
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"usaepay": UsaEpayGateway})
 
 
 def test_a_charge_over_http_reaches_usaepay_and_is_recorded(

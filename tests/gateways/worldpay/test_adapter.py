@@ -43,6 +43,7 @@ from payhub.domain.payments import (
 )
 from payhub.ports import FindsLostCharges
 from tests.conftest import Account
+from tests.gateways.support import hub_on, usd
 from tests.gateways.worldpay.fake import (
     LIVE_HOST,
     MERCHANT_ID,
@@ -66,10 +67,6 @@ def fake() -> FakeWorldpay:
 @pytest.fixture
 def worldpay(fake: FakeWorldpay) -> WorldpayGateway:
     return WorldpayGateway(httpx.Client(transport=httpx.MockTransport(fake.handler)))
-
-
-def usd(value: str) -> Money:
-    return Money.of(value, "USD")
 
 
 def token(value: str = "pp_visa") -> PaymentSource:
@@ -619,15 +616,7 @@ def test_untrusted_text_is_escaped_by_the_xml_builder(
 
 @pytest.fixture
 def hub(store_url: str, key_file: Path, clock: FixedClock, fake: FakeWorldpay) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(fake.handler)) as http:
-        hub = PayHub.open(
-            store_url,
-            key_file=key_file,
-            clock=clock,
-            gateways={"worldpay": WorldpayGateway(http)},
-        )
-        yield hub
-        hub.close()
+    yield from hub_on(store_url, key_file, clock, fake.handler, {"worldpay": WorldpayGateway})
 
 
 def test_a_charge_over_http_reaches_worldpay_and_is_recorded(

@@ -40,7 +40,9 @@ Choices a reader must know:
   whatever the account's default capture setting, so payhub decides.
 - Modifications are asynchronous at Adyen: a capture, refund or cancel is *received* and its
   success comes by webhook. The adapter reports them as ``pending`` with Adyen's
-  ``pspReference`` of the modification; payhub records the move it asked for.
+  ``pspReference`` of the modification (the reference its webhook names); payhub records the
+  move it asked for and settles it when the webhook comes (``read_notifications``,
+  ``notifications.py``).
 - ``status``: Adyen has no API to read a payment back (its webhooks carry every outcome), so
   ``status`` refuses with a ``GatewayError`` that says so instead of guessing. A charge whose
   answer was lost is settled by retrying it: the retry carries the same ``Idempotency-Key`` and
@@ -59,13 +61,14 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
 import attrs
 import httpx
 
+from payhub.adapters.gateways.adyen import notifications
+from payhub.adapters.gateways.adyen.amounts import adyen_amount, adyen_money
 from payhub.adapters.gateways.kit import declines
 from payhub.adapters.gateways.kit.answers import (
     credentials_rejected,
@@ -74,14 +77,14 @@ from payhub.adapters.gateways.kit.answers import (
 )
 from payhub.adapters.gateways.kit.http import GatewayHttp
 from payhub.adapters.gateways.kit.redaction import redact
-from payhub.domain.errors import ValidationError
-from payhub.domain.money import Money, minor_unit_exponent
+from payhub.domain.money import Money
 from payhub.domain.payments import (
     ChargeRequest,
     Declined,
     GatewayCredentials,
     GatewayCredentialsRejected,
     GatewayError,
+    GatewayNotification,
     GatewayResult,
     GatewayStatus,
     GatewayUnavailable,
@@ -179,7 +182,7 @@ class AdyenGateway:
             return GatewayResult(
                 reference=psp,
                 status=GatewayStatus.CAPTURED if request.capture else GatewayStatus.AUTHORIZED,
-                amount=_money(result.get("amount")) or request.amount,
+                amount=adyen_money(result.get("amount")) or request.amount,
                 support=answer.support(result_code=code),
             )
         if code in ("Received", "Pending") and isinstance(psp, str):
@@ -261,6 +264,12 @@ class AdyenGateway:
             else (int(year) if isinstance(year, str) and year.isdigit() else None),
         )
 
+    def read_notifications(
+        self, creds: GatewayCredentials, body: bytes, authorization: str | None
+    ) -> list[GatewayNotification]:
+        """Adyen's webhooks: see ``notifications.py`` (``ReadsNotifications``)."""
+        return notifications.read(creds, body, authorization)
+
     # --- helpers -------------------------------------------------------------------------
 
     def _modify(
@@ -278,11 +287,10 @@ class AdyenGateway:
         modification = answer.body
         status = _opt_str(modification.get("status")) or "received"
         return GatewayResult(
-            reference=require_text(modification, "pspReference", GATEWAY)
-            if kind == "refunds"
-            else reference,
+            # The modification's own pspReference: the one its webhook names.
+            reference=require_text(modification, "pspReference", GATEWAY),
             status=GatewayStatus.PENDING,
-            amount=_money(modification.get("amount")) or amount or _zero(),
+            amount=adyen_money(modification.get("amount")) or amount or _zero(),
             message=f"Adyen {status} the {kind[:-1]}; it confirms by webhook",
             support=answer.support(
                 adyen_status=status, payment=_opt_str(modification.get("paymentPspReference"))
@@ -323,25 +331,6 @@ class AdyenGateway:
 
 
 # --- amounts ---------------------------------------------------------------------------------
-
-
-def adyen_amount(money: Money) -> dict[str, object]:
-    """Adyen's ``{currency, value}`` with ``value`` in minor units (ISO 4217 exponents)."""
-    scaled = money.amount.scaleb(minor_unit_exponent(money.currency))
-    if scaled != scaled.to_integral_value():
-        raise ValidationError.for_field(
-            "amount", f"Adyen charges {money.currency} in its minor unit only"
-        )
-    return {"currency": money.currency, "value": int(scaled)}
-
-
-def _money(raw: object) -> Money | None:
-    if not isinstance(raw, dict):
-        return None
-    currency, value = raw.get("currency"), raw.get("value")
-    if not isinstance(currency, str) or not isinstance(value, int) or isinstance(value, bool):
-        return None
-    return Money.of(Decimal(value).scaleb(-minor_unit_exponent(currency)), currency)
 
 
 def _zero() -> Money:

@@ -9,5 +9,13 @@ CATALOG: GatewayInfo = catalog_row(
     "Adyen",
     BankAccountVaulting.NONE,
     "Adyen Web Components",
-    fields=("merchantAccount", "liveUrlPrefix"),
+    # hmacKey and the notification username and password check Adyen's webhooks
+    # (notifications.py); sealed like the API key and never returned.
+    fields=(
+        "merchantAccount",
+        "liveUrlPrefix",
+        "hmacKey",
+        "notificationUsername",
+        "notificationPassword",
+    ),
 )
