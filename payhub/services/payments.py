@@ -170,6 +170,19 @@ class Answer:
     error: PayHubError | None = None
 
 
+@attrs.frozen
+class ChargeStep:
+    """A charge reserved (step 1) and not yet recorded: what step 2 sends and step 3 records.
+    ``lost``: an earlier attempt's outcome is unknown, so the gateway is asked for it first."""
+
+    tx: Transaction
+    kind: EventKind
+    request: ChargeRequest
+    adapter: Gateway
+    creds: GatewayCredentials = attrs.field(repr=False)
+    lost: bool = False
+
+
 class StoredFailure(PayHubError):
     """An in-process replay of a charge that failed the first time."""
 
@@ -374,50 +387,97 @@ class Payments:
         payment_method_id: str | None = None,
     ) -> Answer:
         """Without ``under`` a failure raises; with it, it is the answer's ``error``."""
+        with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], self._d.clock.now())
+                if stored is not None:
+                    return Answer(stored, replayed=True)
+            step = self.reserve_charge(
+                uow,
+                gateway_name=gateway_name,
+                amount=amount,
+                source=source,
+                capture=capture,
+                gateway_key=gateway_key,
+                transaction_id=transaction_id,
+                location_id=location_id,
+                customer_id=customer_id,
+                payment_method_id=payment_method_id,
+                description=description,
+            )
+            if isinstance(step, TransactionView):
+                return Answer(self._finish(uow, under, step), view=step)
+        with self._holding(under):
+            try:
+                outcome = self.send_charge(step)
+            except BaseException:
+                if under is not None:  # a payhub failure (500): nothing stored, retry may run
+                    with self._d.store.unit_of_work() as uow:
+                        idempotency.release(uow, under[0])
+                raise
+            with self._d.store.unit_of_work() as uow:
+                answer = self._record(uow, step, outcome, under)
+        if under is None and answer.error is not None:
+            raise answer.error
+        return answer
+
+    def reserve_charge(
+        self,
+        uow: UnitOfWork,
+        *,
+        gateway_name: str,
+        amount: Money,
+        source: PaymentSource,
+        capture: bool,
+        gateway_key: str,
+        transaction_id: str | None = None,
+        location_id: str | None = None,
+        customer_id: str | None = None,
+        payment_method_id: str | None = None,
+        description: str | None = None,
+    ) -> ChargeStep | TransactionView:
+        """Step 1 of a charge, in the caller's unit of work: the ``Pending`` transaction
+        under ``gateway_key`` (or the one an earlier attempt left), or the view of the
+        transaction an earlier attempt already settled. Callers that own the transaction
+        (scheduled runs) reserve their own rows in the same unit of work."""
         info = self._info(gateway_name, field="gateway")
         key = gateway_key
         now = self._d.clock.now()
-        with self._d.store.unit_of_work() as uow:
-            if under is not None:
-                stored = idempotency.claim(uow, under[0], now)
-                if stored is not None:
-                    return Answer(stored, replayed=True)
-            merchant = find_merchant(uow, self._caller, self._reference)
-            creds = self._credentials(uow, merchant.id, info)
-            adapter = self._adapter(info)
-            earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
-            if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
-                view = self._view(uow, earlier)
-                return Answer(self._finish(uow, under, view), view=view)
-            location = pick_location(uow, merchant.id, location_id)
-            # A saved method is named on receipts as it was saved (the gateway may not say).
-            saved = (
-                uow.payment_methods.get(merchant.id, customer_id, payment_method_id)
-                if payment_method_id and customer_id
-                else None
-            )
-            # A retry of a charge whose outcome is unknown goes to the gateway again under
-            # the same key: the gateway answers with the original charge, not a new one.
-            tx = earlier or Transaction(
-                id=transaction_id or self._d.new_id("txn"),
-                merchant_id=merchant.id,
-                gateway=info.name,
-                method_type=source.method_type,
-                amount=amount,
-                status=TxStatus.PENDING,
-                captured=Money.zero(amount.currency),
-                refunded=Money.zero(amount.currency),
-                created_at=now,
-                updated_at=now,
-                gateway_key=key,
-                location_id=location,
-                customer_id=customer_id,
-                payment_method_id=payment_method_id,
-                method_brand=saved.brand if saved else None,
-                method_last4=saved.last4 if saved else None,
-            )
-            if earlier is None:
-                uow.transactions.add(tx)
+        merchant = find_merchant(uow, self._caller, self._reference)
+        creds = self._credentials(uow, merchant.id, info)
+        adapter = self._adapter(info)
+        earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
+        if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
+            return self._view(uow, earlier)
+        location = pick_location(uow, merchant.id, location_id)
+        # A saved method is named on receipts as it was saved (the gateway may not say).
+        saved = (
+            uow.payment_methods.get(merchant.id, customer_id, payment_method_id)
+            if payment_method_id and customer_id
+            else None
+        )
+        # A retry of a charge whose outcome is unknown goes to the gateway again under
+        # the same key: the gateway answers with the original charge, not a new one.
+        tx = earlier or Transaction(
+            id=transaction_id or self._d.new_id("txn"),
+            merchant_id=merchant.id,
+            gateway=info.name,
+            method_type=source.method_type,
+            amount=amount,
+            status=TxStatus.PENDING,
+            captured=Money.zero(amount.currency),
+            refunded=Money.zero(amount.currency),
+            created_at=now,
+            updated_at=now,
+            gateway_key=key,
+            location_id=location,
+            customer_id=customer_id,
+            payment_method_id=payment_method_id,
+            method_brand=saved.brand if saved else None,
+            method_last4=saved.last4 if saved else None,
+        )
+        if earlier is None:
+            uow.transactions.add(tx)
         request = ChargeRequest(
             amount=tx.amount,
             source=source,
@@ -426,23 +486,36 @@ class Payments:
             description=description,
         )
         kind = EventKind.CHARGE if capture else EventKind.AUTHORIZE
-        with self._holding(under):
-            try:
-                found = None
-                if earlier is not None and isinstance(adapter, FindsLostCharges):
-                    found = adapter.lookup(creds, request)
-                result = found or adapter.charge(creds, request)
-            except GatewayError as error:
-                answer = self._record_charge_failure(tx, kind, error, under)
-                if under is None:
-                    raise
-                return answer
-            except BaseException:
-                if under is not None:  # a payhub failure (500): nothing stored, retry may run
-                    with self._d.store.unit_of_work() as uow:
-                        idempotency.release(uow, under[0])
-                raise
-            return self._record_charge(tx, kind, result, under)
+        return ChargeStep(tx, kind, request, adapter, creds, lost=earlier is not None)
+
+    @staticmethod
+    def send_charge(step: ChargeStep) -> GatewayResult | GatewayError:
+        """Step 2, outside any transaction: the gateway's answer, or its refusal."""
+        try:
+            found = None
+            if step.lost and isinstance(step.adapter, FindsLostCharges):
+                found = step.adapter.lookup(step.creds, step.request)
+            return found or step.adapter.charge(step.creds, step.request)
+        except GatewayError as error:
+            return error
+
+    def record_charge(
+        self, uow: UnitOfWork, step: ChargeStep, outcome: GatewayResult | GatewayError
+    ) -> Answer:
+        """Step 3, in the caller's unit of work: the outcome in the ledger (the answer's
+        ``view``, or its ``error`` when the gateway refused or timed out)."""
+        return self._record(uow, step, outcome, None)
+
+    def _record(
+        self,
+        uow: UnitOfWork,
+        step: ChargeStep,
+        outcome: GatewayResult | GatewayError,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
+        if isinstance(outcome, GatewayError):
+            return self._record_charge_failure(uow, step.tx, step.kind, outcome, under)
+        return self._record_charge(uow, step.tx, step.kind, outcome, under)
 
     @contextmanager
     def _holding(self, under: tuple[IdempotentCall, Responder] | None) -> Iterator[None]:
@@ -500,39 +573,40 @@ class Payments:
 
     def _record_charge(
         self,
+        uow: UnitOfWork,
         tx: Transaction,
         kind: EventKind,
         result: GatewayResult,
         under: tuple[IdempotentCall, Responder] | None = None,
     ) -> Answer:
-        with self._d.store.unit_of_work() as uow:
-            tx.gateway_reference = result.reference
-            tx.method_brand = result.brand or tx.method_brand
-            tx.method_last4 = result.last4 or tx.method_last4
-            tx.status = status_from_gateway(result.status, tx.method_type)
-            outcome = Outcome.SUCCEEDED
-            if (
-                kind is EventKind.CHARGE
-                and tx.status is TxStatus.AUTHORIZED
-                and tx.method_type is MethodType.CARD
-            ):
-                # Asked for a sale, the gateway only authorized so far and captures later
-                # (Checkout.com): the capture is pending, not a plain authorization.
-                tx.status = TxStatus.CAPTURE_PENDING
-                outcome = Outcome.PENDING
-            if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.CAPTURE_PENDING):
-                tx.captured = tx.amount
-            tx.updated_at = self._d.clock.now()
-            uow.transactions.save(tx)
-            uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
-            happened = _charge_event(tx)
-            if happened is not None:
-                publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
-            view = self._view(uow, tx)
-            return Answer(self._finish(uow, under, view), view=view)
+        tx.gateway_reference = result.reference
+        tx.method_brand = result.brand or tx.method_brand
+        tx.method_last4 = result.last4 or tx.method_last4
+        tx.status = status_from_gateway(result.status, tx.method_type)
+        outcome = Outcome.SUCCEEDED
+        if (
+            kind is EventKind.CHARGE
+            and tx.status is TxStatus.AUTHORIZED
+            and tx.method_type is MethodType.CARD
+        ):
+            # Asked for a sale, the gateway only authorized so far and captures later
+            # (Checkout.com): the capture is pending, not a plain authorization.
+            tx.status = TxStatus.CAPTURE_PENDING
+            outcome = Outcome.PENDING
+        if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.CAPTURE_PENDING):
+            tx.captured = tx.amount
+        tx.updated_at = self._d.clock.now()
+        uow.transactions.save(tx)
+        uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
+        happened = _charge_event(tx)
+        if happened is not None:
+            publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
+        view = self._view(uow, tx)
+        return Answer(self._finish(uow, under, view), view=view)
 
     def _record_charge_failure(
         self,
+        uow: UnitOfWork,
         tx: Transaction,
         kind: EventKind,
         error: GatewayError,
@@ -540,23 +614,22 @@ class Payments:
     ) -> Answer:
         timed_out = isinstance(error, GatewayTimeout)
         error.transaction_id = tx.id
-        with self._d.store.unit_of_work() as uow:
-            tx.status = TxStatus.UNKNOWN if timed_out else TxStatus.FAILED
-            tx.decline_code = error.decline_code
-            tx.failure_message = error.gateway_message or error.detail
-            tx.updated_at = self._d.clock.now()
-            uow.transactions.save(tx)
-            outcome = (
-                Outcome.UNKNOWN
-                if timed_out
-                else Outcome.DECLINED
-                if isinstance(error, Declined)
-                else Outcome.FAILED
-            )
-            uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, error=error))
-            if not timed_out:
-                publish_payment(uow, self._d, PaymentFailed, self._caller.provider_id, tx)
-            return Answer(self._finish(uow, under, error=error), error=error)
+        tx.status = TxStatus.UNKNOWN if timed_out else TxStatus.FAILED
+        tx.decline_code = error.decline_code
+        tx.failure_message = error.gateway_message or error.detail
+        tx.updated_at = self._d.clock.now()
+        uow.transactions.save(tx)
+        outcome = (
+            Outcome.UNKNOWN
+            if timed_out
+            else Outcome.DECLINED
+            if isinstance(error, Declined)
+            else Outcome.FAILED
+        )
+        uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, error=error))
+        if not timed_out:
+            publish_payment(uow, self._d, PaymentFailed, self._caller.provider_id, tx)
+        return Answer(self._finish(uow, under, error=error), error=error)
 
     # --- follow-ups ------------------------------------------------------------------------
 
