@@ -284,21 +284,7 @@ class Payments:
         ).hexdigest()
         key = idempotency.check_key(idempotency_key)
         call = IdempotentCall(self._caller.provider_id, key, fingerprint)
-        answer = self.charge_once(given, call, _InProcess())
-        if answer.error is not None:
-            raise answer.error
-        if answer.view is not None:
-            return answer.view
-        assert answer.stored is not None
-        body = json.loads(answer.stored.body)
-        if answer.stored.status >= 400:
-            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
-        with self._d.store.unit_of_work(readonly=True) as uow:
-            merchant = find_merchant(uow, self._caller, self._reference)
-            tx = uow.transactions.get(merchant.id, body["transactionId"])
-            if tx is None:
-                raise NotFound(f"no transaction '{body['transactionId']}' for this merchant")
-            return self._view(uow, tx)
+        return self._view_of(self.charge_once(given, call, _InProcess()))
 
     def charge_once(self, given: ChargeInput, call: IdempotentCall, respond: Responder) -> Answer:
         """A charge under an Idempotency-Key in two write transactions: the key is claimed
@@ -640,11 +626,18 @@ class Payments:
         kind: EventKind,
         reserve: Callable[[Transaction, GatewayInfo], Money | None],
         call: Callable[[Gateway, GatewayCredentials, str, Money | None, str], GatewayResult],
-        idempotency_key: str | None,
-    ) -> TransactionView:
-        """Reserve the move under a row lock, call the gateway, then confirm or undo."""
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
+        """Reserve the move under a row lock, call the gateway, then confirm or undo. With
+        ``under``, its key is claimed in the reserving unit of work and the answer stored in
+        the recording one; a failure is then the answer's ``error`` instead of raised."""
         info = self._info(gateway_name, field="gateway")
         with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], self._d.clock.now())
+                if stored is not None:
+                    return Answer(stored, replayed=True)
             merchant = find_merchant(uow, self._caller, self._reference)
             tx = uow.transactions.get(merchant.id, transaction_id, for_update=True)
             if tx is None or tx.gateway != info.name:
@@ -656,39 +649,80 @@ class Payments:
             uow.transactions.save(tx)
             event_id = self._d.new_id("txe")
         assert tx.gateway_reference is not None
-        key = gateway_key(self._caller, idempotency_key, event_id, kind.value)
-        try:
-            result = call(adapter, creds, tx.gateway_reference, amount, key)
-        except GatewayError as error:
+        key = gateway_key(self._caller, key, event_id, kind.value)
+        with self._holding(under):
+            try:
+                result = call(adapter, creds, tx.gateway_reference, amount, key)
+            except GatewayError as error:
+                with self._d.store.unit_of_work() as uow:
+                    timed_out = isinstance(error, GatewayTimeout)
+                    if not timed_out:  # the move did not happen: undo the reservation
+                        uow.transactions.save(attrs.evolve(before, updated_at=self._d.clock.now()))
+                    outcome = Outcome.UNKNOWN if timed_out else Outcome.FAILED
+                    if isinstance(error, Declined):
+                        outcome = Outcome.DECLINED
+                    uow.transactions.add_event(self._event(tx, kind, outcome, amount, error=error))
+                    answer = Answer(self._finish(uow, under, error=error), error=error)
+                if under is None:
+                    raise
+                return answer
+            except BaseException:
+                if under is not None:  # a payhub failure (500): nothing stored, retry may run
+                    with self._d.store.unit_of_work() as uow:
+                        idempotency.release(uow, under[0])
+                raise
             with self._d.store.unit_of_work() as uow:
-                timed_out = isinstance(error, GatewayTimeout)
-                if not timed_out:  # the move did not happen: undo the reservation
-                    uow.transactions.save(attrs.evolve(before, updated_at=self._d.clock.now()))
-                outcome = Outcome.UNKNOWN if timed_out else Outcome.FAILED
-                if isinstance(error, Declined):
-                    outcome = Outcome.DECLINED
-                uow.transactions.add_event(self._event(tx, kind, outcome, amount, error=error))
-            raise
-        with self._d.store.unit_of_work() as uow:
-            outcome = Outcome.SUCCEEDED
-            if result.status is GatewayStatus.PENDING:
-                # Accepted, not finished: the reservation stands and a status read settles it.
-                outcome = Outcome.PENDING
-                tx = uow.transactions.get(tx.merchant_id, tx.id, for_update=True) or tx
-                mark_pending(tx, kind.value, self._d.clock.now())
-                uow.transactions.save(tx)
-            uow.transactions.add_event(self._event(tx, kind, outcome, amount, result))
-            if outcome is Outcome.SUCCEEDED:
-                publish_payment(uow, self._d, _MOVED[kind], self._caller.provider_id, tx)
+                outcome = Outcome.SUCCEEDED
+                if result.status is GatewayStatus.PENDING:
+                    # Accepted, not finished: the reservation stands and a status read settles it.
+                    outcome = Outcome.PENDING
+                    tx = uow.transactions.get(tx.merchant_id, tx.id, for_update=True) or tx
+                    mark_pending(tx, kind.value, self._d.clock.now())
+                    uow.transactions.save(tx)
+                uow.transactions.add_event(self._event(tx, kind, outcome, amount, result))
+                if outcome is Outcome.SUCCEEDED:
+                    publish_payment(uow, self._d, _MOVED[kind], self._caller.provider_id, tx)
+                view = self._view(uow, tx)
+                return Answer(self._finish(uow, under, view), view=view)
+
+    def _in_process(
+        self, op: str, key: str | None, what: str
+    ) -> tuple[str | None, tuple[IdempotentCall, Responder] | None]:
+        """An in-process caller's ``idempotency_key`` for ``op`` on ``what``: the claim it
+        makes (as over HTTP: same call again replays, another call with the key is 422)."""
+        if key is None:
+            return None, None
+        key = idempotency.check_key(key)
+        fingerprint = hashlib.sha256(
+            f"in-process {op}\n{self._reference}\n{what}".encode()
+        ).hexdigest()
+        return key, (IdempotentCall(self._caller.provider_id, key, fingerprint), _InProcess())
+
+    def _view_of(self, answer: Answer) -> TransactionView:
+        """What an in-process caller gets: the view, the error raised, or a replay's view."""
+        if answer.error is not None:
+            raise answer.error
+        if answer.view is not None:
+            return answer.view
+        assert answer.stored is not None
+        body = json.loads(answer.stored.body)
+        if answer.stored.status >= 400:
+            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, body["transactionId"])
+            if tx is None:
+                raise NotFound(f"no transaction '{body['transactionId']}' for this merchant")
             return self._view(uow, tx)
 
-    def capture(
+    def _capture(
         self,
         gateway_name: str,
         transaction_id: str,
         amount: Money | None,
-        idempotency_key: str | None = None,
-    ) -> TransactionView:
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
         def reserve(tx: Transaction, info: GatewayInfo) -> Money:
             wanted = check_capture(tx, amount, info)
             after_capture(tx, wanted, self._d.clock.now())
@@ -700,16 +734,18 @@ class Payments:
             EventKind.CAPTURE,
             reserve,
             lambda g, c, ref, amt, key: g.capture(c, ref, _reserved(amt), key),
-            idempotency_key,
+            key,
+            under,
         )
 
-    def refund(
+    def _refund(
         self,
         gateway_name: str,
         transaction_id: str,
         amount: Money | None,
-        idempotency_key: str | None = None,
-    ) -> TransactionView:
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
         def reserve(tx: Transaction, info: GatewayInfo) -> Money:
             wanted = check_refund(tx, amount)
             after_refund(tx, wanted, self._d.clock.now())
@@ -721,12 +757,17 @@ class Payments:
             EventKind.REFUND,
             reserve,
             lambda g, c, ref, amt, key: g.refund(c, ref, _reserved(amt), key),
-            idempotency_key,
+            key,
+            under,
         )
 
-    def void(
-        self, gateway_name: str, transaction_id: str, idempotency_key: str | None = None
-    ) -> TransactionView:
+    def _void(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
         def reserve(tx: Transaction, info: GatewayInfo) -> None:
             check_void(tx)
             after_void(tx, self._d.clock.now())
@@ -737,8 +778,68 @@ class Payments:
             EventKind.VOID,
             reserve,
             lambda g, c, ref, amt, key: g.void(c, ref, key),
-            idempotency_key,
+            key,
+            under,
         )
+
+    def capture(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        idempotency_key: str | None = None,
+    ) -> TransactionView:
+        """Capture all of an authorization or ``amount`` of it. With ``idempotency_key``, at
+        most once per key, as ``charge``."""
+        what = f"{gateway_name}\n{transaction_id}\n{amount!r}"
+        key, under = self._in_process("capture", idempotency_key, what)
+        return self._view_of(self._capture(gateway_name, transaction_id, amount, key, under))
+
+    def capture_once(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        call: IdempotentCall,
+        respond: Responder,
+    ) -> Answer:
+        """``capture`` under an Idempotency-Key claimed and answered in its own two write
+        transactions (as ``charge_once``)."""
+        return self._capture(gateway_name, transaction_id, amount, call.key, (call, respond))
+
+    def refund(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        idempotency_key: str | None = None,
+    ) -> TransactionView:
+        """Refund what is left or ``amount``. With ``idempotency_key``, at most once per key."""
+        what = f"{gateway_name}\n{transaction_id}\n{amount!r}"
+        key, under = self._in_process("refund", idempotency_key, what)
+        return self._view_of(self._refund(gateway_name, transaction_id, amount, key, under))
+
+    def refund_once(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        call: IdempotentCall,
+        respond: Responder,
+    ) -> Answer:
+        return self._refund(gateway_name, transaction_id, amount, call.key, (call, respond))
+
+    def void(
+        self, gateway_name: str, transaction_id: str, idempotency_key: str | None = None
+    ) -> TransactionView:
+        """Void an authorization. With ``idempotency_key``, at most once per key."""
+        key, under = self._in_process("void", idempotency_key, f"{gateway_name}\n{transaction_id}")
+        return self._view_of(self._void(gateway_name, transaction_id, key, under))
+
+    def void_once(
+        self, gateway_name: str, transaction_id: str, call: IdempotentCall, respond: Responder
+    ) -> Answer:
+        return self._void(gateway_name, transaction_id, call.key, (call, respond))
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -21,16 +21,18 @@ the next attempt); ``.upcoming`` when a run's reminder is due.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
 from payhub.domain.accounts import Merchant, zone_of
 from payhub.domain.addresses import Address, clean_address
 from payhub.domain.customers import Customer, StoredPaymentMethod
-from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.errors import Conflict, FieldError, NotFound, PayHubError, ValidationError
 from payhub.domain.events import (
     DomainEvent,
     EventType,
@@ -69,13 +71,15 @@ from payhub.domain.schedules import (
     check_plan,
     run_gateway_key,
 )
-from payhub.ports import Gateway, Job, UnitOfWork
+from payhub.ports import Gateway, Job, StoredResponse, UnitOfWork
+from payhub.services import idempotency
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.events import emit_for
+from payhub.services.idempotency import IdempotentCall
 from payhub.services.merchants import find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
-from payhub.services.payments import ChargeStep, Payments, TransactionView
+from payhub.services.payments import ChargeStep, Payments, StoredFailure, TransactionView
 from payhub.services.schedule_invoices import invoice_for_run, open_invoice, record_run_payment
 
 QUEUE = "scheduled-payments"
@@ -460,17 +464,61 @@ class ScheduledPayments:
     def cancel(self, schedule_id: str) -> ScheduleView:
         return self._move(schedule_id, "cancel")
 
-    def run_now(self, schedule_id: str) -> tuple[ScheduleRun, TransactionView | None]:
+    def run_now(
+        self, schedule_id: str, idempotency_key: str | None = None
+    ) -> tuple[ScheduleRun, TransactionView | None]:
         """An immediate, out-of-band charge of an Active schedule. It changes nothing else: no
         state, no next run, no failure count, and it does not count towards ``maxCharges``. A
         decline is recorded on the run and raised (402).
 
         If the previous run-now attempt is still ``Pending`` (its gateway answer was lost: a
         504, or a crash), this call settles that attempt under its gateway key instead of
-        starting a new one: the retry a client sends after a timeout must not charge twice."""
+        starting a new one: the retry a client sends after a timeout must not charge twice.
+
+        With ``idempotency_key``, at most once per key, as ``Payments.charge``: the same call
+        again returns the first run (or raises its failure as a ``StoredFailure``)."""
+        if idempotency_key is None:
+            answer = self._run_now(schedule_id, None)
+        else:
+            key = idempotency.check_key(idempotency_key)
+            fingerprint = hashlib.sha256(
+                f"in-process run-now\n{self._reference}\n{schedule_id}".encode()
+            ).hexdigest()
+            call = IdempotentCall(self._caller.provider_id, key, fingerprint)
+            answer = self._run_now(schedule_id, (call, _InProcessRun()))
+        if answer.error is not None:
+            raise answer.error
+        if answer.run is not None:
+            return answer.run, answer.view
+        assert answer.stored is not None
+        body = json.loads(answer.stored.body)
+        if answer.stored.status >= 400:
+            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            schedule = self._get(uow, schedule_id)
+            run = uow.scheduled_payments.get_run(
+                schedule.id, RunTrigger.RUN_NOW, int(body["runNumber"]), 1
+            )
+            assert run is not None
+            return run, None
+
+    def run_now_once(
+        self, schedule_id: str, call: IdempotentCall, respond: RunResponder
+    ) -> RunAnswer:
+        """``run_now`` under an Idempotency-Key, claimed in the unit of work that starts the
+        run and answered in the one that records it; a failure is the answer's ``error``."""
+        return self._run_now(schedule_id, (call, respond))
+
+    def _run_now(
+        self, schedule_id: str, under: tuple[IdempotentCall, RunResponder] | None
+    ) -> RunAnswer:
         now = self._d.clock.now()
         runner = Runner(self._d, self._gateways)
         with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], now)
+                if stored is not None:
+                    return RunAnswer(stored, replayed=True)
             schedule = self._get(uow, schedule_id, lock=True)
             schedule.check_run_now()
             last = (
@@ -488,7 +536,15 @@ class ScheduledPayments:
                 uow.scheduled_payments.save(schedule)
                 run = start_run(uow, self._d, schedule, RunTrigger.RUN_NOW, schedule.manual_runs, 1)
             started = runner.begin(uow, schedule, run)
-        return runner.finish(schedule.id, started, raise_errors=True)
+        if under is None:
+            return runner.finish(schedule.id, started, raise_errors=True)
+        try:
+            with idempotency.lease_keeper(self._d.store, self._d.clock).hold(under[0]):
+                return runner.finish(schedule.id, started, raise_errors=True, under=under)
+        except BaseException:  # a payhub failure (500): nothing stored, a retry may run
+            with self._d.store.unit_of_work() as uow:
+                idempotency.release(uow, under[0])
+            raise
 
 
 # --- runs ----------------------------------------------------------------------------------------
@@ -534,6 +590,42 @@ def start_run(
     )
     uow.scheduled_payments.add_run(run)
     return run
+
+
+class RunResponder(Protocol):
+    """Turns a run-now's outcome into the answer stored under its Idempotency-Key."""
+
+    def success(self, run: ScheduleRun) -> StoredResponse: ...
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        """``None`` releases the key instead (a timeout: a retry must reach the gateway)."""
+        ...
+
+
+@attrs.frozen
+class RunAnswer:
+    """A run's outcome: the ``run`` recorded now (with its charge's ``view``) or the
+    ``error`` it ended in, and the answer ``stored`` under a key (only that when
+    ``replayed``)."""
+
+    stored: StoredResponse | None
+    replayed: bool = False
+    run: ScheduleRun | None = None
+    view: TransactionView | None = None
+    error: PayHubError | None = None
+
+
+class _InProcessRun:
+    """The answers kept for in-process run-now calls: the run's number, or the error."""
+
+    def success(self, run: ScheduleRun) -> StoredResponse:
+        return StoredResponse(201, json.dumps({"runNumber": run.run_number}).encode())
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        if isinstance(error, GatewayTimeout):
+            return None
+        body = {"code": error.code, "detail": error.detail}
+        return StoredResponse(error.status, json.dumps(body).encode())
 
 
 @attrs.frozen
@@ -614,8 +706,7 @@ class Runner:
             if run.outcome is not RunOutcome.PENDING:
                 return run  # recorded by an earlier lease of this job
             started = self.begin(uow, schedule, run)
-        run, _ = self.finish(schedule.id, started)
-        return run
+        return self.finish(schedule.id, started).run
 
     def begin(self, uow: UnitOfWork, schedule: ScheduledPayment, run: ScheduleRun) -> Started:
         """Reserve the run's charge in ``uow``, the unit of work that started the run: the
@@ -647,12 +738,18 @@ class Runner:
         return Started(run, payments, step)
 
     def finish(
-        self, schedule_id: str, started: Started, raise_errors: bool = False
-    ) -> tuple[ScheduleRun, TransactionView | None]:
+        self,
+        schedule_id: str,
+        started: Started,
+        raise_errors: bool = False,
+        under: tuple[IdempotentCall, RunResponder] | None = None,
+    ) -> RunAnswer:
         """Charge the reserved run outside any transaction, then record the charge's outcome
         and the run's in one unit of work. A timeout is recorded on the transaction and
         raised (the job is retried and settles the same charge); other failures are
-        recorded on the run (and raised with ``raise_errors``, as run-now does)."""
+        recorded on the run (and raised with ``raise_errors``, as run-now does). With
+        ``under``, the answer is stored under its key in that same unit of work (a timeout
+        releases the key), and failures are the answer's ``error`` instead of raised."""
         run, payments, step = started.run, started.payments, started.step
         outcome = Payments.send_charge(step) if isinstance(step, ChargeStep) else None
         view = step if isinstance(step, TransactionView) else None
@@ -664,34 +761,40 @@ class Runner:
             if isinstance(step, ChargeStep):
                 assert payments is not None
                 assert outcome is not None
-                answer = payments.record_charge(uow, step, outcome)
-                view = answer.view
+                view = payments.record_charge(uow, step, outcome).view
                 error = outcome if isinstance(outcome, GatewayError) else None
             status = view.transaction.status if view is not None else None
-            timed_out = isinstance(error, GatewayTimeout) or status in (
-                TxStatus.UNKNOWN,
-                TxStatus.PENDING,
-            )
+            problem: PayHubError | None = None
             failure = started.failure
             recorded = run
-            if not timed_out:
+            if isinstance(error, GatewayTimeout):
+                problem = error
+            elif status in (TxStatus.UNKNOWN, TxStatus.PENDING):
+                problem = GatewayTimeout(
+                    "the gateway's answer was lost; the run is retried under the same key"
+                )
+            else:
                 if error is not None:
                     failure = error.gateway_message or error.detail
                 elif view is not None and status is TxStatus.FAILED:
                     failure = view.transaction.failure_message or "declined"
                 tx_id = view.transaction.id if view else (error.transaction_id if error else None)
                 recorded = self._record(uow, schedule, run, view, tx_id, failure)
-        if timed_out:
-            if isinstance(error, GatewayTimeout):
-                raise error
-            raise GatewayTimeout(
-                "the gateway's answer was lost; the run is retried under the same key"
-            )
-        if failure is not None and raise_errors:
-            if error is not None:
-                raise error
-            raise ValidationError.for_field("paymentMethodId", failure)
-        return recorded, view
+                if failure is not None and raise_errors:
+                    problem = error or ValidationError.for_field("paymentMethodId", failure)
+            if under is not None:
+                call, respond = under
+                answer = respond.success(recorded) if problem is None else None
+                if problem is not None:
+                    answer = respond.failure(problem)
+                if answer is None:
+                    idempotency.release(uow, call)
+                else:
+                    idempotency.finish(uow, call, answer)
+                return RunAnswer(answer, run=recorded, view=view, error=problem)
+        if problem is not None:
+            raise problem
+        return RunAnswer(None, run=recorded, view=view)
 
     def _record(
         self,

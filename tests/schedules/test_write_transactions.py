@@ -13,6 +13,7 @@ import pytest
 from payhub import PayHub
 from payhub.adapters.system import FixedClock
 from payhub.domain.schedules import RunOutcome
+from payhub.services.idempotency import IdempotencyKeyReused
 from payhub.services.schedules import Runner
 from tests.customers.support import Shop
 from tests.payments.test_idempotency_service import WriteCounter
@@ -106,3 +107,29 @@ def test_no_gateway_call_inside_a_transaction(
     assert run is not None
     assert run.outcome is RunOutcome.SUCCEEDED
     assert watch.calls_inside == 0
+
+
+def test_run_now_with_a_key_is_the_services_and_takes_two_write_transactions(
+    shop: Shop,
+    customer: dict[str, Any],
+    save_card: Callable[..., str],
+    clock: FixedClock,
+    hub: PayHub,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In process, as over HTTP: the key is claimed with the run's start and the answer
+    stored with its outcome; the same call again replays the first run, charging nothing."""
+    sid, _ = _due(shop, customer, save_card(), clock)
+    tenant = hub.provider(hub.authenticate(shop.account.key))
+    schedules = tenant.merchant(shop.ref).scheduled_payments
+    counter = WriteCounter(hub.store, monkeypatch)
+    first, view = schedules.run_now(sid, idempotency_key="now-1")
+    assert counter.writes == 2
+    assert view is not None
+    again, _ = schedules.run_now(sid, idempotency_key="now-1")
+    assert counter.writes == 3  # the claim that found the stored answer
+    assert again.id == first.id
+    txs = shop.read(lambda uow, m: uow.transactions.list(m, limit=10))
+    assert [tx.id for tx in txs] == [view.transaction.id]
+    with pytest.raises(IdempotencyKeyReused):
+        schedules.run_now("sch_other", idempotency_key="now-1")
