@@ -86,10 +86,18 @@ _MOVED = {
 
 
 def publish_payment(
-    uow: UnitOfWork, deps: Deps, kind: EventType, provider_id: str, tx: Transaction
+    uow: UnitOfWork,
+    deps: Deps,
+    kind: EventType,
+    provider_id: str,
+    tx: Transaction,
+    events: list[TransactionEvent] | None = None,
 ) -> DomainEvent:
-    """Emit a payment event with the transaction (and its ledger) as the API returns it."""
-    data = deps.snapshots.payment(tx, uow.transactions.events(tx.id))
+    """Emit a payment event with the transaction (and its ledger) as the API returns it;
+    ``events``: the ledger when the caller has just read it."""
+    if events is None:
+        events = uow.transactions.events(tx.id)
+    data = deps.snapshots.payment(tx, events)
     return emit(
         uow,
         deps,
@@ -584,10 +592,10 @@ class Payments:
         tx.updated_at = self._d.clock.now()
         uow.transactions.save(tx)
         uow.transactions.add_event(self._event(tx, kind, outcome, tx.amount, result))
+        view = self._view(uow, tx)  # the ledger, read once for the event and the answer
         happened = _charge_event(tx)
         if happened is not None:
-            publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
-        view = self._view(uow, tx)
+            publish_payment(uow, self._d, happened, self._caller.provider_id, tx, view.events)
         return Answer(self._finish(uow, under, view), view=view)
 
     def _record_charge_failure(
