@@ -92,7 +92,7 @@ def payhub_server(
             stderr=subprocess.DEVNULL,
         )
         try:
-            wait_healthy(f"http://127.0.0.1:{port}/healthz", proc)
+            wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, 120 if seed else 30)
             yield f"http://127.0.0.1:{port}", key
         finally:
             proc.terminate()
