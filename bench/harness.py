@@ -56,11 +56,13 @@ def payhub_server(
     workers: int = 1,
     rate_limits: bool = True,
     key_file: str | None = None,
+    seed: int = 0,
 ) -> Iterator[tuple[str, str]]:
     """A real ``payhub serve`` process; yields (base URL, a sandbox provider key).
 
     ``key_file``: the master key to use, for a caller that runs other ``payhub`` commands on
-    the same database (the database refuses any other key)."""
+    the same database (the database refuses any other key). ``seed``: units of rows made
+    before the server starts (``bench/seed.py``; the growth run's ``--scale``)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PAYHUB_KEY_FILE": key_file or f"{tmp}/payhub.key", **UNLIMITED}
         if not rate_limits:
@@ -75,6 +77,12 @@ def payhub_server(
             text=True,
         )
         key = json.loads(created.stdout)["apiKey"]
+        if seed:
+            from bench.seed import seed as seed_rows
+
+            started = time.perf_counter()
+            made = seed_rows(db, env["PAYHUB_KEY_FILE"], key, seed)
+            print(f"seeded {made} in {time.perf_counter() - started:.0f}s", flush=True)
         port = free_port()
         proc = subprocess.Popen(
             [PAYHUB, "serve", "--db", db, "--port", str(port), "--workers", str(workers)],
@@ -84,7 +92,7 @@ def payhub_server(
             stderr=subprocess.DEVNULL,
         )
         try:
-            wait_healthy(f"http://127.0.0.1:{port}/healthz", proc)
+            wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, 120 if seed else 30)
             yield f"http://127.0.0.1:{port}", key
         finally:
             proc.terminate()

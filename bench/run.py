@@ -3,6 +3,9 @@
 .venv/bin/python -m bench.run foundation [--seconds 5]
 .venv/bin/python -m bench.run links [--seconds 5]
 .venv/bin/python -m bench.run webhooks [--items 2000]
+.venv/bin/python -m bench.run payments [--seconds 5]   # SQLite 2x16 and 1x1, PostgreSQL 2 workers
+Add ``--scale N`` to foundation, stores, payments or links to seed N units of rows first
+(bench/seed.py; the growth run compares --scale 1 with --scale 10).
 """
 
 from __future__ import annotations
@@ -17,12 +20,22 @@ from typing import Any
 from bench.harness import PAYHUB, ROOT, hello_server, payhub_server, print_table, wrk
 
 LUA = ROOT / "bench" / "lua"
+# Units of seeded rows (bench/seed.py) in each suite's database: ``--scale N``.
+OPTIONS = {"scale": 0}
+
+
+def _scale() -> int:
+    return OPTIONS["scale"]
+
+
+def _scale_note() -> str:
+    return f", seeded with --scale {_scale()} (bench/seed.py)" if _scale() else ""
 
 
 def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -> None:
     with hello_server() as hello:
         base = wrk(f"{hello}/hello", seconds=seconds)
-    with payhub_server(db_url) as (url, key):
+    with payhub_server(db_url, seed=_scale()) as (url, key):
         env = {"PAYHUB_BENCH_KEY": key}
         gateways = wrk(f"{url}/api/gateways", str(LUA / "get_with_key.lua"), seconds, env=env)
         create = wrk(
@@ -59,7 +72,8 @@ def foundation(seconds: int, db_url: str | None = None, label: str = "SQLite") -
         ],
     ]
     print_table(
-        f"Foundation, granian 1 worker, wrk 2 threads x 16 connections, {seconds}s each",
+        f"Foundation, granian 1 worker, wrk 2 threads x 16 connections, {seconds}s each"
+        + _scale_note(),
         rows,
         ["route", "req/s", "p50 ms", "p99 ms", "ratio to bare", "non-2xx"],
     )
@@ -187,8 +201,6 @@ def payments(seconds: int) -> None:
     import time
     from decimal import Decimal
 
-    import httpx
-
     from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
     from payhub.domain.money import Money
     from payhub.domain.payments import (
@@ -213,41 +225,59 @@ def payments(seconds: int) -> None:
             ),
         )
         direct.append((time.perf_counter() - started) * 1000)
-    with payhub_server() as (url, key):
-        headers = {"X-Api-Key": key}
-        httpx.post(
-            f"{url}/api/merchant-accounts",
-            headers=headers,
-            json={"externalReference": "bench-shop", "displayName": "Bench"},
-        )
-        httpx.put(
-            f"{url}/api/merchant-accounts/bench-shop/credentials/simulator",
-            headers=headers,
-            json={"apiSecret": "sim", "environment": "Sandbox", "enabled": True},
-        )
-        http = wrk(
-            f"{url}/api/payments/charge",
-            str(LUA / "charge.lua"),
-            seconds,
-            env={"PAYHUB_BENCH_KEY": key},
-        )
+    script, env = str(LUA / "charge.lua"), None
+    with payhub_server(seed=_scale()) as (url, key):
+        _bench_shop(url, key)
+        env = {"PAYHUB_BENCH_KEY": key}
+        http = wrk(f"{url}/api/payments/charge", script, seconds, env=env)
+        # One connection, one request at a time: the latency payhub adds to a charge.
+        alone = wrk(f"{url}/api/payments/charge", script, seconds, 1, 1, env=env)
+    pg_url, drop = _pg_schema_url()
+    try:
+        with payhub_server(pg_url, workers=2, seed=_scale()) as (url, key):
+            _bench_shop(url, key)
+            pg = wrk(f"{url}/api/payments/charge", script, seconds, env={"PAYHUB_BENCH_KEY": key})
+    finally:
+        drop()
     d50, d99 = _percentile(direct, 0.50), _percentile(direct, 0.99)
+
+    def row(label: str, r: dict[str, float]) -> list[object]:
+        return [label, r["rps"], r["p50"], r["p99"], r["errors"]]
+
     print_table(
-        f"Payments on SQLite, simulator at zero latency, {seconds}s of wrk (2 threads x 16)",
+        f"Payments, simulator at zero latency, {seconds}s of wrk each{_scale_note()}",
         [
             ["simulator adapter called directly", "-", d50, d99, "-"],
-            ["POST /api/payments/charge", http["rps"], http["p50"], http["p99"], http["errors"]],
+            row("POST /api/payments/charge, SQLite, 1 worker, wrk 2x16", http),
+            row("same, concurrency 1 (wrk 1x1)", alone),
             [
-                "added by payhub (HTTP, auth, ledger)",
+                "added by payhub at concurrency 1 (p50 - direct p50)",
                 "-",
-                http["p50"] - d50,
-                http["p99"] - d99,
+                alone["p50"] - d50,
+                alone["p99"] - d99,
                 "-",
             ],
-            ["ratio HTTP / direct", "-", http["p50"] / d50, http["p99"] / d99, "-"],
+            row("POST /api/payments/charge, PostgreSQL, 2 workers, wrk 2x16", pg),
         ],
         ["path", "charges/s", "p50 ms", "p99 ms", "non-2xx"],
     )
+
+
+def _bench_shop(url: str, key: str) -> None:
+    """The merchant ``bench-shop`` with simulator credentials (charge.lua charges it)."""
+    import httpx
+
+    headers = {"X-Api-Key": key}
+    httpx.post(
+        f"{url}/api/merchant-accounts",
+        headers=headers,
+        json={"externalReference": "bench-shop", "displayName": "Bench"},
+    ).raise_for_status()
+    httpx.put(
+        f"{url}/api/merchant-accounts/bench-shop/credentials/simulator",
+        headers=headers,
+        json={"apiSecret": "sim", "environment": "Sandbox", "enabled": True},
+    ).raise_for_status()
 
 
 LINK_HOST = "links.bench.test"
@@ -282,7 +312,7 @@ def _short_link_run(db_url: str, seconds: int) -> tuple[dict[str, float], dict[s
 
     with (
         tempfile.TemporaryDirectory() as tmp,
-        payhub_server(db_url, key_file=f"{tmp}/k") as (url, key),
+        payhub_server(db_url, key_file=f"{tmp}/k", seed=_scale()) as (url, key),
     ):
         subprocess.run(
             [PAYHUB, "links", "domain", "set", "--environment", "sandbox", LINK_HOST],
@@ -371,7 +401,14 @@ def main() -> None:
     )
     parser.add_argument("--items", type=int, default=5000, help="leasing: due items")
     parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=0,
+        help="foundation, stores, payments, links: seed N units of rows first (bench/seed.py)",
+    )
     args = parser.parse_args()
+    OPTIONS["scale"] = args.scale
     if args.suite == "foundation":
         foundation(args.seconds)
     elif args.suite == "stores":

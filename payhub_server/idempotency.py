@@ -7,8 +7,10 @@ committed before any work starts); a concurrent request with the same key gets 4
 retry with the same body gets the stored response (``Idempotent-Replayed: true``) without
 the gateway being called again; the same key with a different body is 422. Every outcome is
 stored except a crash (500) and a gateway timeout (504): those release the key so a retry
-can settle the charge under the same gateway key. Charges take the key in the service
-(``Payments.charge_once``), in the same transactions as the charge itself.
+can settle the charge under the same gateway key. Charges, captures, refunds, voids and
+run-now take the key in the service (``Payments.charge_once`` … ``ScheduledPayments.
+run_now_once``), in the same transactions as the work itself; what is left here is schedule
+create, invoice create and saving a payment method.
 """
 
 from __future__ import annotations

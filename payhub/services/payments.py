@@ -88,10 +88,18 @@ _MOVED = {
 
 
 def publish_payment(
-    uow: UnitOfWork, deps: Deps, kind: EventType, provider_id: str, tx: Transaction
+    uow: UnitOfWork,
+    deps: Deps,
+    kind: EventType,
+    provider_id: str,
+    tx: Transaction,
+    events: list[TransactionEvent] | None = None,
 ) -> DomainEvent:
-    """Emit a payment event with the transaction (and its ledger) as the API returns it."""
-    data = deps.snapshots.payment(tx, uow.transactions.events(tx.id))
+    """Emit a payment event with the transaction (and its ledger) as the API returns it;
+    ``events``: the ledger when the caller has just read it."""
+    if events is None:
+        events = uow.transactions.events(tx.id)
+    data = deps.snapshots.payment(tx, events)
     return emit(
         uow,
         deps,
@@ -231,6 +239,19 @@ class Answer:
     error: PayHubError | None = None
 
 
+@attrs.frozen
+class ChargeStep:
+    """A charge reserved (step 1) and not yet recorded: what step 2 sends and step 3 records.
+    ``lost``: an earlier attempt's outcome is unknown, so the gateway is asked for it first."""
+
+    tx: Transaction
+    kind: EventKind
+    request: ChargeRequest
+    adapter: Gateway
+    creds: GatewayCredentials = attrs.field(repr=False)
+    lost: bool = False
+
+
 class StoredFailure(PayHubError):
     """An in-process replay of a charge that failed the first time."""
 
@@ -307,21 +328,7 @@ class Payments:
         ).hexdigest()
         key = idempotency.check_key(idempotency_key)
         call = IdempotentCall(self._caller.provider_id, key, fingerprint)
-        answer = self.charge_once(given, call, _InProcess())
-        if answer.error is not None:
-            raise answer.error
-        if answer.view is not None:
-            return answer.view
-        assert answer.stored is not None
-        body = json.loads(answer.stored.body)
-        if answer.stored.status >= 400:
-            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
-        with self._d.store.unit_of_work(readonly=True) as uow:
-            merchant = find_merchant(uow, self._caller, self._reference)
-            tx = uow.transactions.get(merchant.id, body["transactionId"])
-            if tx is None:
-                raise NotFound(f"no transaction '{body['transactionId']}' for this merchant")
-            return self._view(uow, tx)
+        return self._view_of(self.charge_once(given, call, _InProcess()))
 
     def charge_once(self, given: ChargeInput, call: IdempotentCall, respond: Responder) -> Answer:
         """A charge under an Idempotency-Key in two write transactions: the key is claimed
@@ -410,50 +417,97 @@ class Payments:
         payment_method_id: str | None = None,
     ) -> Answer:
         """Without ``under`` a failure raises; with it, it is the answer's ``error``."""
+        with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], self._d.clock.now())
+                if stored is not None:
+                    return Answer(stored, replayed=True)
+            step = self.reserve_charge(
+                uow,
+                gateway_name=gateway_name,
+                amount=amount,
+                source=source,
+                capture=capture,
+                gateway_key=gateway_key,
+                transaction_id=transaction_id,
+                location_id=location_id,
+                customer_id=customer_id,
+                payment_method_id=payment_method_id,
+                description=description,
+            )
+            if isinstance(step, TransactionView):
+                return Answer(self._finish(uow, under, step), view=step)
+        with self._holding(under):
+            try:
+                outcome = self.send_charge(step)
+            except BaseException:
+                if under is not None:  # a payhub failure (500): nothing stored, retry may run
+                    with self._d.store.unit_of_work() as uow:
+                        idempotency.release(uow, under[0])
+                raise
+            with self._d.store.unit_of_work() as uow:
+                answer = self._record(uow, step, outcome, under)
+        if under is None and answer.error is not None:
+            raise answer.error
+        return answer
+
+    def reserve_charge(
+        self,
+        uow: UnitOfWork,
+        *,
+        gateway_name: str,
+        amount: Money,
+        source: PaymentSource,
+        capture: bool,
+        gateway_key: str,
+        transaction_id: str | None = None,
+        location_id: str | None = None,
+        customer_id: str | None = None,
+        payment_method_id: str | None = None,
+        description: str | None = None,
+    ) -> ChargeStep | TransactionView:
+        """Step 1 of a charge, in the caller's unit of work: the ``Pending`` transaction
+        under ``gateway_key`` (or the one an earlier attempt left), or the view of the
+        transaction an earlier attempt already settled. Callers that own the transaction
+        (scheduled runs) reserve their own rows in the same unit of work."""
         info = self._info(gateway_name, field="gateway")
         key = gateway_key
         now = self._d.clock.now()
-        with self._d.store.unit_of_work() as uow:
-            if under is not None:
-                stored = idempotency.claim(uow, under[0], now)
-                if stored is not None:
-                    return Answer(stored, replayed=True)
-            merchant = find_merchant(uow, self._caller, self._reference)
-            creds = self._credentials(uow, merchant.id, info)
-            adapter = self._adapter(info)
-            earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
-            if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
-                view = self._view(uow, earlier)
-                return Answer(self._finish(uow, under, view), view=view)
-            location = pick_location(uow, merchant.id, location_id)
-            # A saved method is named on receipts as it was saved (the gateway may not say).
-            saved = (
-                uow.payment_methods.get(merchant.id, customer_id, payment_method_id)
-                if payment_method_id and customer_id
-                else None
-            )
-            # A retry of a charge whose outcome is unknown goes to the gateway again under
-            # the same key: the gateway answers with the original charge, not a new one.
-            tx = earlier or Transaction(
-                id=transaction_id or self._d.new_id("txn"),
-                merchant_id=merchant.id,
-                gateway=info.name,
-                method_type=source.method_type,
-                amount=amount,
-                status=TxStatus.PENDING,
-                captured=Money.zero(amount.currency),
-                refunded=Money.zero(amount.currency),
-                created_at=now,
-                updated_at=now,
-                gateway_key=key,
-                location_id=location,
-                customer_id=customer_id,
-                payment_method_id=payment_method_id,
-                method_brand=saved.brand if saved else None,
-                method_last4=saved.last4 if saved else None,
-            )
-            if earlier is None:
-                uow.transactions.add(tx)
+        merchant = find_merchant(uow, self._caller, self._reference)
+        creds = self._credentials(uow, merchant.id, info)
+        adapter = self._adapter(info)
+        earlier = uow.transactions.get_by_gateway_key(merchant.id, key)
+        if earlier is not None and earlier.status not in (TxStatus.PENDING, TxStatus.UNKNOWN):
+            return self._view(uow, earlier)
+        location = pick_location(uow, merchant.id, location_id)
+        # A saved method is named on receipts as it was saved (the gateway may not say).
+        saved = (
+            uow.payment_methods.get(merchant.id, customer_id, payment_method_id)
+            if payment_method_id and customer_id
+            else None
+        )
+        # A retry of a charge whose outcome is unknown goes to the gateway again under
+        # the same key: the gateway answers with the original charge, not a new one.
+        tx = earlier or Transaction(
+            id=transaction_id or self._d.new_id("txn"),
+            merchant_id=merchant.id,
+            gateway=info.name,
+            method_type=source.method_type,
+            amount=amount,
+            status=TxStatus.PENDING,
+            captured=Money.zero(amount.currency),
+            refunded=Money.zero(amount.currency),
+            created_at=now,
+            updated_at=now,
+            gateway_key=key,
+            location_id=location,
+            customer_id=customer_id,
+            payment_method_id=payment_method_id,
+            method_brand=saved.brand if saved else None,
+            method_last4=saved.last4 if saved else None,
+        )
+        if earlier is None:
+            uow.transactions.add(tx)
         request = ChargeRequest(
             amount=tx.amount,
             source=source,
@@ -462,23 +516,36 @@ class Payments:
             description=description,
         )
         kind = EventKind.CHARGE if capture else EventKind.AUTHORIZE
-        with self._holding(under):
-            try:
-                found = None
-                if earlier is not None and isinstance(adapter, FindsLostCharges):
-                    found = adapter.lookup(creds, request)
-                result = found or adapter.charge(creds, request)
-            except GatewayError as error:
-                answer = self._record_charge_failure(tx, kind, error, under)
-                if under is None:
-                    raise
-                return answer
-            except BaseException:
-                if under is not None:  # a payhub failure (500): nothing stored, retry may run
-                    with self._d.store.unit_of_work() as uow:
-                        idempotency.release(uow, under[0])
-                raise
-            return self._record_charge(tx, kind, result, under)
+        return ChargeStep(tx, kind, request, adapter, creds, lost=earlier is not None)
+
+    @staticmethod
+    def send_charge(step: ChargeStep) -> GatewayResult | GatewayError:
+        """Step 2, outside any transaction: the gateway's answer, or its refusal."""
+        try:
+            found = None
+            if step.lost and isinstance(step.adapter, FindsLostCharges):
+                found = step.adapter.lookup(step.creds, step.request)
+            return found or step.adapter.charge(step.creds, step.request)
+        except GatewayError as error:
+            return error
+
+    def record_charge(
+        self, uow: UnitOfWork, step: ChargeStep, outcome: GatewayResult | GatewayError
+    ) -> Answer:
+        """Step 3, in the caller's unit of work: the outcome in the ledger (the answer's
+        ``view``, or its ``error`` when the gateway refused or timed out)."""
+        return self._record(uow, step, outcome, None)
+
+    def _record(
+        self,
+        uow: UnitOfWork,
+        step: ChargeStep,
+        outcome: GatewayResult | GatewayError,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
+        if isinstance(outcome, GatewayError):
+            return self._record_charge_failure(uow, step.tx, step.kind, outcome, under)
+        return self._record_charge(uow, step.tx, step.kind, outcome, under)
 
     @contextmanager
     def _holding(self, under: tuple[IdempotentCall, Responder] | None) -> Iterator[None]:
@@ -536,39 +603,40 @@ class Payments:
 
     def _record_charge(
         self,
+        uow: UnitOfWork,
         tx: Transaction,
         kind: EventKind,
         result: GatewayResult,
         under: tuple[IdempotentCall, Responder] | None = None,
     ) -> Answer:
-        with self._d.store.unit_of_work() as uow:
-            tx.gateway_reference = result.reference
-            tx.method_brand = result.brand or tx.method_brand
-            tx.method_last4 = result.last4 or tx.method_last4
-            tx.status = status_from_gateway(result.status, tx.method_type)
-            outcome = Outcome.SUCCEEDED
-            if (
-                kind is EventKind.CHARGE
-                and tx.status is TxStatus.AUTHORIZED
-                and tx.method_type is MethodType.CARD
-            ):
-                # Asked for a sale, the gateway only authorized so far and captures later
-                # (Checkout.com): the capture is pending, not a plain authorization.
-                tx.status = TxStatus.CAPTURE_PENDING
-                outcome = Outcome.PENDING
-            if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.CAPTURE_PENDING):
-                tx.captured = tx.amount
-            tx.updated_at = self._d.clock.now()
-            uow.transactions.save(tx)
-            uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, tx.amount, result))
-            happened = _charge_event(tx)
-            if happened is not None:
-                publish_payment(uow, self._d, happened, self._caller.provider_id, tx)
-            view = self._view(uow, tx)
-            return Answer(self._finish(uow, under, view), view=view)
+        tx.gateway_reference = result.reference
+        tx.method_brand = result.brand or tx.method_brand
+        tx.method_last4 = result.last4 or tx.method_last4
+        tx.status = status_from_gateway(result.status, tx.method_type)
+        outcome = Outcome.SUCCEEDED
+        if (
+            kind is EventKind.CHARGE
+            and tx.status is TxStatus.AUTHORIZED
+            and tx.method_type is MethodType.CARD
+        ):
+            # Asked for a sale, the gateway only authorized so far and captures later
+            # (Checkout.com): the capture is pending, not a plain authorization.
+            tx.status = TxStatus.CAPTURE_PENDING
+            outcome = Outcome.PENDING
+        if tx.status in (TxStatus.CAPTURED, TxStatus.SUBMITTED, TxStatus.CAPTURE_PENDING):
+            tx.captured = tx.amount
+        tx.updated_at = self._d.clock.now()
+        uow.transactions.save(tx)
+        uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, tx.amount, result))
+        view = self._view(uow, tx)  # the ledger, read once for the event and the answer
+        happened = _charge_event(tx)
+        if happened is not None:
+            publish_payment(uow, self._d, happened, self._caller.provider_id, tx, view.events)
+        return Answer(self._finish(uow, under, view), view=view)
 
     def _record_charge_failure(
         self,
+        uow: UnitOfWork,
         tx: Transaction,
         kind: EventKind,
         error: GatewayError,
@@ -576,25 +644,22 @@ class Payments:
     ) -> Answer:
         timed_out = isinstance(error, GatewayTimeout)
         error.transaction_id = tx.id
-        with self._d.store.unit_of_work() as uow:
-            tx.status = TxStatus.UNKNOWN if timed_out else TxStatus.FAILED
-            tx.decline_code = error.decline_code
-            tx.failure_message = error.gateway_message or error.detail
-            tx.updated_at = self._d.clock.now()
-            uow.transactions.save(tx)
-            outcome = (
-                Outcome.UNKNOWN
-                if timed_out
-                else Outcome.DECLINED
-                if isinstance(error, Declined)
-                else Outcome.FAILED
-            )
-            uow.transactions.add_event(
-                ledger_event(self._d, tx, kind, outcome, tx.amount, error=error)
-            )
-            if not timed_out:
-                publish_payment(uow, self._d, PaymentFailed, self._caller.provider_id, tx)
-            return Answer(self._finish(uow, under, error=error), error=error)
+        tx.status = TxStatus.UNKNOWN if timed_out else TxStatus.FAILED
+        tx.decline_code = error.decline_code
+        tx.failure_message = error.gateway_message or error.detail
+        tx.updated_at = self._d.clock.now()
+        uow.transactions.save(tx)
+        outcome = (
+            Outcome.UNKNOWN
+            if timed_out
+            else Outcome.DECLINED
+            if isinstance(error, Declined)
+            else Outcome.FAILED
+        )
+        uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, tx.amount, error=error))
+        if not timed_out:
+            publish_payment(uow, self._d, PaymentFailed, self._caller.provider_id, tx)
+        return Answer(self._finish(uow, under, error=error), error=error)
 
     # --- follow-ups ------------------------------------------------------------------------
 
@@ -605,11 +670,18 @@ class Payments:
         kind: EventKind,
         reserve: Callable[[Transaction, GatewayInfo], Money | None],
         call: Callable[[Gateway, GatewayCredentials, str, Money | None, str], GatewayResult],
-        idempotency_key: str | None,
-    ) -> TransactionView:
-        """Reserve the move under a row lock, call the gateway, then confirm or undo."""
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
+        """Reserve the move under a row lock, call the gateway, then confirm or undo. With
+        ``under``, its key is claimed in the reserving unit of work and the answer stored in
+        the recording one; a failure is then the answer's ``error`` instead of raised."""
         info = self._info(gateway_name, field="gateway")
         with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], self._d.clock.now())
+                if stored is not None:
+                    return Answer(stored, replayed=True)
             merchant = find_merchant(uow, self._caller, self._reference)
             tx = uow.transactions.get(merchant.id, transaction_id, for_update=True)
             if tx is None or tx.gateway != info.name:
@@ -621,41 +693,82 @@ class Payments:
             uow.transactions.save(tx)
             event_id = self._d.new_id("txe")
         assert tx.gateway_reference is not None
-        key = gateway_key(self._caller, idempotency_key, event_id, kind.value)
-        try:
-            result = call(adapter, creds, tx.gateway_reference, amount, key)
-        except GatewayError as error:
+        key = gateway_key(self._caller, key, event_id, kind.value)
+        with self._holding(under):
+            try:
+                result = call(adapter, creds, tx.gateway_reference, amount, key)
+            except GatewayError as error:
+                with self._d.store.unit_of_work() as uow:
+                    timed_out = isinstance(error, GatewayTimeout)
+                    if not timed_out:  # the move did not happen: undo the reservation
+                        uow.transactions.save(attrs.evolve(before, updated_at=self._d.clock.now()))
+                    outcome = Outcome.UNKNOWN if timed_out else Outcome.FAILED
+                    if isinstance(error, Declined):
+                        outcome = Outcome.DECLINED
+                    uow.transactions.add_event(
+                        ledger_event(self._d, tx, kind, outcome, amount, error=error)
+                    )
+                    answer = Answer(self._finish(uow, under, error=error), error=error)
+                if under is None:
+                    raise
+                return answer
+            except BaseException:
+                if under is not None:  # a payhub failure (500): nothing stored, retry may run
+                    with self._d.store.unit_of_work() as uow:
+                        idempotency.release(uow, under[0])
+                raise
             with self._d.store.unit_of_work() as uow:
-                timed_out = isinstance(error, GatewayTimeout)
-                if not timed_out:  # the move did not happen: undo the reservation
-                    uow.transactions.save(attrs.evolve(before, updated_at=self._d.clock.now()))
-                outcome = Outcome.UNKNOWN if timed_out else Outcome.FAILED
-                if isinstance(error, Declined):
-                    outcome = Outcome.DECLINED
-                uow.transactions.add_event(
-                    ledger_event(self._d, tx, kind, outcome, amount, error=error)
-                )
-            raise
-        with self._d.store.unit_of_work() as uow:
-            outcome = Outcome.SUCCEEDED
-            if result.status is GatewayStatus.PENDING:
-                # Accepted, not finished: the reservation stands and a status read settles it.
-                outcome = Outcome.PENDING
-                tx = uow.transactions.get(tx.merchant_id, tx.id, for_update=True) or tx
-                mark_pending(tx, kind.value, self._d.clock.now())
-                uow.transactions.save(tx)
-            uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, amount, result))
-            if outcome is Outcome.SUCCEEDED:
-                publish_payment(uow, self._d, _MOVED[kind], self._caller.provider_id, tx)
+                outcome = Outcome.SUCCEEDED
+                if result.status is GatewayStatus.PENDING:
+                    # Accepted, not finished: the reservation stands and a status read settles it.
+                    outcome = Outcome.PENDING
+                    tx = uow.transactions.get(tx.merchant_id, tx.id, for_update=True) or tx
+                    mark_pending(tx, kind.value, self._d.clock.now())
+                    uow.transactions.save(tx)
+                uow.transactions.add_event(ledger_event(self._d, tx, kind, outcome, amount, result))
+                if outcome is Outcome.SUCCEEDED:
+                    publish_payment(uow, self._d, _MOVED[kind], self._caller.provider_id, tx)
+                view = self._view(uow, tx)
+                return Answer(self._finish(uow, under, view), view=view)
+
+    def _in_process(
+        self, op: str, key: str | None, what: str
+    ) -> tuple[str | None, tuple[IdempotentCall, Responder] | None]:
+        """An in-process caller's ``idempotency_key`` for ``op`` on ``what``: the claim it
+        makes (as over HTTP: same call again replays, another call with the key is 422)."""
+        if key is None:
+            return None, None
+        key = idempotency.check_key(key)
+        fingerprint = hashlib.sha256(
+            f"in-process {op}\n{self._reference}\n{what}".encode()
+        ).hexdigest()
+        return key, (IdempotentCall(self._caller.provider_id, key, fingerprint), _InProcess())
+
+    def _view_of(self, answer: Answer) -> TransactionView:
+        """What an in-process caller gets: the view, the error raised, or a replay's view."""
+        if answer.error is not None:
+            raise answer.error
+        if answer.view is not None:
+            return answer.view
+        assert answer.stored is not None
+        body = json.loads(answer.stored.body)
+        if answer.stored.status >= 400:
+            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            merchant = find_merchant(uow, self._caller, self._reference)
+            tx = uow.transactions.get(merchant.id, body["transactionId"])
+            if tx is None:
+                raise NotFound(f"no transaction '{body['transactionId']}' for this merchant")
             return self._view(uow, tx)
 
-    def capture(
+    def _capture(
         self,
         gateway_name: str,
         transaction_id: str,
         amount: Money | None,
-        idempotency_key: str | None = None,
-    ) -> TransactionView:
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
         def reserve(tx: Transaction, info: GatewayInfo) -> Money:
             wanted = check_capture(tx, amount, info)
             after_capture(tx, wanted, self._d.clock.now())
@@ -667,16 +780,18 @@ class Payments:
             EventKind.CAPTURE,
             reserve,
             lambda g, c, ref, amt, key: g.capture(c, ref, _reserved(amt), key),
-            idempotency_key,
+            key,
+            under,
         )
 
-    def refund(
+    def _refund(
         self,
         gateway_name: str,
         transaction_id: str,
         amount: Money | None,
-        idempotency_key: str | None = None,
-    ) -> TransactionView:
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
         def reserve(tx: Transaction, info: GatewayInfo) -> Money:
             wanted = check_refund(tx, amount)
             after_refund(tx, wanted, self._d.clock.now())
@@ -688,12 +803,17 @@ class Payments:
             EventKind.REFUND,
             reserve,
             lambda g, c, ref, amt, key: g.refund(c, ref, _reserved(amt), key),
-            idempotency_key,
+            key,
+            under,
         )
 
-    def void(
-        self, gateway_name: str, transaction_id: str, idempotency_key: str | None = None
-    ) -> TransactionView:
+    def _void(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        key: str | None,
+        under: tuple[IdempotentCall, Responder] | None,
+    ) -> Answer:
         def reserve(tx: Transaction, info: GatewayInfo) -> None:
             check_void(tx)
             after_void(tx, self._d.clock.now())
@@ -704,8 +824,68 @@ class Payments:
             EventKind.VOID,
             reserve,
             lambda g, c, ref, amt, key: g.void(c, ref, key),
-            idempotency_key,
+            key,
+            under,
         )
+
+    def capture(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        idempotency_key: str | None = None,
+    ) -> TransactionView:
+        """Capture all of an authorization or ``amount`` of it. With ``idempotency_key``, at
+        most once per key, as ``charge``."""
+        what = f"{gateway_name}\n{transaction_id}\n{amount!r}"
+        key, under = self._in_process("capture", idempotency_key, what)
+        return self._view_of(self._capture(gateway_name, transaction_id, amount, key, under))
+
+    def capture_once(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        call: IdempotentCall,
+        respond: Responder,
+    ) -> Answer:
+        """``capture`` under an Idempotency-Key claimed and answered in its own two write
+        transactions (as ``charge_once``)."""
+        return self._capture(gateway_name, transaction_id, amount, call.key, (call, respond))
+
+    def refund(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        idempotency_key: str | None = None,
+    ) -> TransactionView:
+        """Refund what is left or ``amount``. With ``idempotency_key``, at most once per key."""
+        what = f"{gateway_name}\n{transaction_id}\n{amount!r}"
+        key, under = self._in_process("refund", idempotency_key, what)
+        return self._view_of(self._refund(gateway_name, transaction_id, amount, key, under))
+
+    def refund_once(
+        self,
+        gateway_name: str,
+        transaction_id: str,
+        amount: Money | None,
+        call: IdempotentCall,
+        respond: Responder,
+    ) -> Answer:
+        return self._refund(gateway_name, transaction_id, amount, call.key, (call, respond))
+
+    def void(
+        self, gateway_name: str, transaction_id: str, idempotency_key: str | None = None
+    ) -> TransactionView:
+        """Void an authorization. With ``idempotency_key``, at most once per key."""
+        key, under = self._in_process("void", idempotency_key, f"{gateway_name}\n{transaction_id}")
+        return self._view_of(self._void(gateway_name, transaction_id, key, under))
+
+    def void_once(
+        self, gateway_name: str, transaction_id: str, call: IdempotentCall, respond: Responder
+    ) -> Answer:
+        return self._void(gateway_name, transaction_id, call.key, (call, respond))
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ the same unit of work, enqueues one job for the new plan (and a reminder 24 h be
 A job whose plan is stale does nothing, so leasing (exactly once per job) plus the plan check
 under a row lock take each run exactly once, with any number of workers.
 
-A run is three steps, like every charge: record the attempt (``Pending``) with a gateway key
-derived from schedule id, run number and attempt; charge outside any transaction; record the
-outcome. A crash in between is settled on restart by charging under the same key again: the
+A run is three steps in two write transactions: record the attempt (``Pending``) with a
+gateway key derived from schedule id, run number and attempt, together with the charge's
+``Pending`` transaction; charge outside any transaction; record the charge's outcome and the
+run's together. A crash in between is settled on restart by charging under the same key again: the
 ledger (or the gateway) answers with the first charge, never a second one.
 
 Events (emitted in the unit of work of each change; the messaging reaction texts from them):
@@ -20,16 +21,18 @@ the next attempt); ``.upcoming`` when a run's reminder is due.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
 from payhub.domain.accounts import Merchant, zone_of
 from payhub.domain.addresses import Address, clean_address
 from payhub.domain.customers import Customer, StoredPaymentMethod
-from payhub.domain.errors import Conflict, FieldError, NotFound, ValidationError
+from payhub.domain.errors import Conflict, FieldError, NotFound, PayHubError, ValidationError
 from payhub.domain.events import (
     DomainEvent,
     EventType,
@@ -68,14 +71,16 @@ from payhub.domain.schedules import (
     check_plan,
     run_gateway_key,
 )
-from payhub.ports import Gateway, Job, UnitOfWork
+from payhub.ports import Gateway, Job, StoredResponse, UnitOfWork
+from payhub.services import idempotency
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.edits import KEEP, Keep
 from payhub.services.events import emit_for
+from payhub.services.idempotency import IdempotentCall
 from payhub.services.merchants import find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
-from payhub.services.payments import Payments, TransactionView
+from payhub.services.payments import ChargeStep, Payments, StoredFailure, TransactionView
 from payhub.services.schedule_invoices import invoice_for_run, open_invoice, record_run_payment
 
 QUEUE = "scheduled-payments"
@@ -578,16 +583,61 @@ class ScheduledPayments:
             uow.scheduled_payments.save(schedule)
             return ScheduleView(schedule, uow.scheduled_payments.runs(schedule.id, RECENT_RUNS))
 
-    def run_now(self, schedule_id: str) -> tuple[ScheduleRun, TransactionView | None]:
+    def run_now(
+        self, schedule_id: str, idempotency_key: str | None = None
+    ) -> tuple[ScheduleRun, TransactionView | None]:
         """An immediate, out-of-band charge of an Active schedule. It changes nothing else: no
         state, no next run, no failure count, and it does not count towards ``maxCharges``. A
         decline is recorded on the run and raised (402).
 
         If the previous run-now attempt is still ``Pending`` (its gateway answer was lost: a
         504, or a crash), this call settles that attempt under its gateway key instead of
-        starting a new one: the retry a client sends after a timeout must not charge twice."""
+        starting a new one: the retry a client sends after a timeout must not charge twice.
+
+        With ``idempotency_key``, at most once per key, as ``Payments.charge``: the same call
+        again returns the first run (or raises its failure as a ``StoredFailure``)."""
+        if idempotency_key is None:
+            answer = self._run_now(schedule_id, None)
+        else:
+            key = idempotency.check_key(idempotency_key)
+            fingerprint = hashlib.sha256(
+                f"in-process run-now\n{self._reference}\n{schedule_id}".encode()
+            ).hexdigest()
+            call = IdempotentCall(self._caller.provider_id, key, fingerprint)
+            answer = self._run_now(schedule_id, (call, _InProcessRun()))
+        if answer.error is not None:
+            raise answer.error
+        if answer.run is not None:
+            return answer.run, answer.view
+        assert answer.stored is not None
+        body = json.loads(answer.stored.body)
+        if answer.stored.status >= 400:
+            raise StoredFailure(answer.stored.status, body["code"], body["detail"])
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            schedule = self._get(uow, schedule_id)
+            run = uow.scheduled_payments.get_run(
+                schedule.id, RunTrigger.RUN_NOW, int(body["runNumber"]), 1
+            )
+            assert run is not None
+            return run, None
+
+    def run_now_once(
+        self, schedule_id: str, call: IdempotentCall, respond: RunResponder
+    ) -> RunAnswer:
+        """``run_now`` under an Idempotency-Key, claimed in the unit of work that starts the
+        run and answered in the one that records it; a failure is the answer's ``error``."""
+        return self._run_now(schedule_id, (call, respond))
+
+    def _run_now(
+        self, schedule_id: str, under: tuple[IdempotentCall, RunResponder] | None
+    ) -> RunAnswer:
         now = self._d.clock.now()
+        runner = Runner(self._d, self._gateways)
         with self._d.store.unit_of_work() as uow:
+            if under is not None:
+                stored = idempotency.claim(uow, under[0], now)
+                if stored is not None:
+                    return RunAnswer(stored, replayed=True)
             schedule = self._get(uow, schedule_id, lock=True)
             schedule.check_run_now()
             last = (
@@ -604,7 +654,16 @@ class ScheduledPayments:
                 schedule.updated_at = now
                 uow.scheduled_payments.save(schedule)
                 run = start_run(uow, self._d, schedule, RunTrigger.RUN_NOW, schedule.manual_runs, 1)
-        return Runner(self._d, self._gateways).charge_run(schedule, run, raise_errors=True)
+            started = runner.begin(uow, schedule, run)
+        if under is None:
+            return runner.finish(schedule.id, started, raise_errors=True)
+        try:
+            with idempotency.lease_keeper(self._d.store, self._d.clock).hold(under[0]):
+                return runner.finish(schedule.id, started, raise_errors=True, under=under)
+        except BaseException:  # a payhub failure (500): nothing stored, a retry may run
+            with self._d.store.unit_of_work() as uow:
+                idempotency.release(uow, under[0])
+            raise
 
 
 # --- runs ----------------------------------------------------------------------------------------
@@ -650,6 +709,53 @@ def start_run(
     )
     uow.scheduled_payments.add_run(run)
     return run
+
+
+class RunResponder(Protocol):
+    """Turns a run-now's outcome into the answer stored under its Idempotency-Key."""
+
+    def success(self, run: ScheduleRun) -> StoredResponse: ...
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        """``None`` releases the key instead (a timeout: a retry must reach the gateway)."""
+        ...
+
+
+@attrs.frozen
+class RunAnswer:
+    """A run's outcome: the ``run`` recorded now (with its charge's ``view``) or the
+    ``error`` it ended in, and the answer ``stored`` under a key (only that when
+    ``replayed``)."""
+
+    stored: StoredResponse | None
+    replayed: bool = False
+    run: ScheduleRun | None = None
+    view: TransactionView | None = None
+    error: PayHubError | None = None
+
+
+class _InProcessRun:
+    """The answers kept for in-process run-now calls: the run's number, or the error."""
+
+    def success(self, run: ScheduleRun) -> StoredResponse:
+        return StoredResponse(201, json.dumps({"runNumber": run.run_number}).encode())
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        if isinstance(error, GatewayTimeout):
+            return None
+        body = {"code": error.code, "detail": error.detail}
+        return StoredResponse(error.status, json.dumps(body).encode())
+
+
+@attrs.frozen
+class Started:
+    """A run started and its charge reserved (``Runner.begin``): the step to send, the view
+    of a charge an earlier attempt settled, or nothing to charge (``failure`` says why)."""
+
+    run: ScheduleRun
+    payments: Payments | None
+    step: ChargeStep | TransactionView | None
+    failure: str | None = None
 
 
 class Runner:
@@ -718,131 +824,145 @@ class Runner:
             )
             if run.outcome is not RunOutcome.PENDING:
                 return run  # recorded by an earlier lease of this job
-            context = self._charge_context(uow, schedule)  # read here: one transaction less
-        run, _ = self.charge_run(schedule, run, context=context)
-        return run
+            started = self.begin(uow, schedule, run)
+        return self.finish(schedule.id, started).run
 
-    @staticmethod
-    def _charge_context(
-        uow: UnitOfWork, schedule: ScheduledPayment
-    ) -> tuple[Merchant, Caller, StoredPaymentMethod | None]:
-        """What charging a run needs to know: the merchant, who charges, the saved method."""
+    def begin(self, uow: UnitOfWork, schedule: ScheduledPayment, run: ScheduleRun) -> Started:
+        """Reserve the run's charge in ``uow``, the unit of work that started the run: the
+        run's row and its ``Pending`` transaction are written together (or not at all)."""
         merchant = uow.merchants.get(schedule.merchant_id)
         assert merchant is not None
         caller = caller_for(uow, merchant, f"schedule:{schedule.id}")
         method = uow.payment_methods.get(
             schedule.merchant_id, schedule.customer_id, schedule.payment_method_id
         )
-        return merchant, caller, method
-
-    def charge_run(
-        self,
-        schedule: ScheduledPayment,
-        run: ScheduleRun,
-        raise_errors: bool = False,
-        context: tuple[Merchant, Caller, StoredPaymentMethod | None] | None = None,
-    ) -> tuple[ScheduleRun, TransactionView | None]:
-        """Charge the saved method under the run's key and record the outcome. A timeout is
-        raised (the job is retried and settles the same charge); other failures are recorded.
-        ``context`` is ``_charge_context`` when the caller has read it already."""
-        if context is None:
-            with self._d.store.unit_of_work(readonly=True) as uow:
-                context = self._charge_context(uow, schedule)
-        merchant, caller, method = context
-        view: TransactionView | None = None
-        error: GatewayError | None = None
-        failure: str | None = None
         if method is None:
-            failure = "the saved payment method was removed"
-        else:
-            payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
-            try:
-                view = payments.charge_source(
-                    gateway_name=schedule.gateway,
-                    amount=run.amount,
-                    source=PaymentSource(
-                        method.method_type,
-                        saved_method_ref=method.method_ref,
-                        gateway_customer_ref=method.gateway_customer_ref,
-                    ),
-                    capture=True,
-                    gateway_key=run.gateway_key,
-                    customer_id=schedule.customer_id,
-                    payment_method_id=method.id,
-                    description=schedule.description or f"Scheduled payment {schedule.id}",
+            return Started(run, None, None, "the saved payment method was removed")
+        payments = Payments(self._d, caller, merchant.external_reference, self._gateways)
+        step = payments.reserve_charge(
+            uow,
+            gateway_name=schedule.gateway,
+            amount=run.amount,
+            source=PaymentSource(
+                method.method_type,
+                saved_method_ref=method.method_ref,
+                gateway_customer_ref=method.gateway_customer_ref,
+            ),
+            capture=True,
+            gateway_key=run.gateway_key,
+            customer_id=schedule.customer_id,
+            payment_method_id=method.id,
+            description=schedule.description or f"Scheduled payment {schedule.id}",
+        )
+        return Started(run, payments, step)
+
+    def finish(
+        self,
+        schedule_id: str,
+        started: Started,
+        raise_errors: bool = False,
+        under: tuple[IdempotentCall, RunResponder] | None = None,
+    ) -> RunAnswer:
+        """Charge the reserved run outside any transaction, then record the charge's outcome
+        and the run's in one unit of work. A timeout is recorded on the transaction and
+        raised (the job is retried and settles the same charge); other failures are
+        recorded on the run (and raised with ``raise_errors``, as run-now does). With
+        ``under``, the answer is stored under its key in that same unit of work (a timeout
+        releases the key), and failures are the answer's ``error`` instead of raised."""
+        run, payments, step = started.run, started.payments, started.step
+        outcome = Payments.send_charge(step) if isinstance(step, ChargeStep) else None
+        view = step if isinstance(step, TransactionView) else None
+        error: GatewayError | None = None
+        with self._d.store.unit_of_work() as uow:
+            # The schedule's row lock first, as in every unit of work that starts a run.
+            schedule = uow.scheduled_payments.get_for_run(schedule_id)
+            assert schedule is not None
+            if isinstance(step, ChargeStep):
+                assert payments is not None
+                assert outcome is not None
+                view = payments.record_charge(uow, step, outcome).view
+                error = outcome if isinstance(outcome, GatewayError) else None
+            status = view.transaction.status if view is not None else None
+            problem: PayHubError | None = None
+            failure = started.failure
+            recorded = run
+            if isinstance(error, GatewayTimeout):
+                problem = error
+            elif status in (TxStatus.UNKNOWN, TxStatus.PENDING):
+                problem = GatewayTimeout(
+                    "the gateway's answer was lost; the run is retried under the same key"
                 )
-            except GatewayTimeout:
-                raise
-            except GatewayError as e:
-                error = e
-                failure = e.gateway_message or e.detail
-            if view is not None:
-                status = view.transaction.status
-                if status is TxStatus.UNKNOWN or status is TxStatus.PENDING:
-                    raise GatewayTimeout(
-                        "the gateway's answer was lost; the run is retried under the same key"
-                    )
-                if status is TxStatus.FAILED:
+            else:
+                if error is not None:
+                    failure = error.gateway_message or error.detail
+                elif view is not None and status is TxStatus.FAILED:
                     failure = view.transaction.failure_message or "declined"
-        tx_id = view.transaction.id if view else (error.transaction_id if error else None)
-        recorded = self._record(schedule.id, run, view, tx_id, failure)
-        if failure is not None and raise_errors:
-            if error is not None:
-                raise error
-            raise ValidationError.for_field("paymentMethodId", failure)
-        return recorded, view
+                tx_id = view.transaction.id if view else (error.transaction_id if error else None)
+                recorded = self._record(uow, schedule, run, view, tx_id, failure)
+                if failure is not None and raise_errors:
+                    problem = error or ValidationError.for_field("paymentMethodId", failure)
+            if under is not None:
+                call, respond = under
+                answer = respond.success(recorded) if problem is None else None
+                if problem is not None:
+                    answer = respond.failure(problem)
+                if answer is None:
+                    idempotency.release(uow, call)
+                else:
+                    idempotency.finish(uow, call, answer)
+                return RunAnswer(answer, run=recorded, view=view, error=problem)
+        if problem is not None:
+            raise problem
+        return RunAnswer(None, run=recorded, view=view)
 
     def _record(
         self,
-        schedule_id: str,
+        uow: UnitOfWork,
+        schedule: ScheduledPayment,
         run: ScheduleRun,
         view: TransactionView | None,
         tx_id: str | None,
         failure: str | None,
     ) -> ScheduleRun:
+        """The run's outcome and what it moves (the locked ``schedule``, an invoice, events)."""
         now = self._d.clock.now()
-        with self._d.store.unit_of_work() as uow:
-            schedule = uow.scheduled_payments.get_for_run(schedule_id)
-            assert schedule is not None
-            current = uow.scheduled_payments.get_run(
-                schedule_id, run.trigger, run.run_number, run.attempt
-            )
-            if current is None or current.outcome is not RunOutcome.PENDING:
-                return current or run  # another worker recorded it first
-            done = attrs.evolve(
-                current,
-                outcome=RunOutcome.FAILED if failure else RunOutcome.SUCCEEDED,
-                transaction_id=tx_id,
-                failure=failure,
-                finished_at=now,
-            )
-            uow.scheduled_payments.save_run(done)
-            if done.invoice_number is not None and view is not None and failure is None:
-                record_run_payment(uow, self._d, schedule, done, view.transaction)
-            merchant = uow.merchants.get(schedule.merchant_id)
-            assert merchant is not None
-            before = schedule.status
-            counted = run.trigger is not RunTrigger.RUN_NOW and self._advance(
-                uow, schedule, done, now
-            )
-            kind = ScheduledPaymentChargeFailed if failure else ScheduledPaymentSucceeded
-            details: dict[str, object] = {
-                "runId": done.id,
-                "trigger": done.trigger.value,
-                "runNumber": done.run_number,
-                "attempt": done.attempt,
-                "amount": done.amount.amount,
-                "transactionId": done.transaction_id,
-                "invoiceNumber": done.invoice_number,
-                "failure": done.failure,
-                # The outcome moved the schedule (a scheduled run on plan): a failure counts
-                # toward its retries; next attempt None once it stopped (state Failed).
-                "counted": counted,
-                "nextAttemptAtUtc": utc_text(schedule.next_run_at),
-            }
-            publish_schedule(uow, self._d, kind, merchant, schedule, details)
-            publish_state(uow, self._d, merchant, schedule, before)
-            return done
+        current = uow.scheduled_payments.get_run(
+            schedule.id, run.trigger, run.run_number, run.attempt
+        )
+        if current is None or current.outcome is not RunOutcome.PENDING:
+            return current or run  # another worker recorded it first
+        done = attrs.evolve(
+            current,
+            outcome=RunOutcome.FAILED if failure else RunOutcome.SUCCEEDED,
+            transaction_id=tx_id,
+            failure=failure,
+            finished_at=now,
+        )
+        uow.scheduled_payments.save_run(done)
+        if done.invoice_number is not None and view is not None and failure is None:
+            record_run_payment(uow, self._d, schedule, done, view.transaction)
+        merchant = uow.merchants.get(schedule.merchant_id)
+        assert merchant is not None
+        before = schedule.status
+        counted = run.trigger is not RunTrigger.RUN_NOW and self._advance(uow, schedule, done, now)
+        kind = ScheduledPaymentChargeFailed if failure else ScheduledPaymentSucceeded
+        details: dict[str, object] = {
+            "runId": done.id,
+            "trigger": done.trigger.value,
+            "runNumber": done.run_number,
+            "attempt": done.attempt,
+            "amount": done.amount.amount,
+            "transactionId": done.transaction_id,
+            "invoiceNumber": done.invoice_number,
+            "failure": done.failure,
+            # The outcome moved the schedule (a scheduled run on plan): a failure counts
+            # toward its retries; next attempt None once it stopped (state Failed).
+            "counted": counted,
+            "nextAttemptAtUtc": utc_text(schedule.next_run_at),
+        }
+        publish_schedule(uow, self._d, kind, merchant, schedule, details)
+        publish_state(uow, self._d, merchant, schedule, before)
+        return done
 
     def _advance(
         self, uow: UnitOfWork, schedule: ScheduledPayment, run: ScheduleRun, now: datetime

@@ -18,11 +18,11 @@ from payhub.domain.errors import PayHubError, ValidationError
 from payhub.domain.money import Money
 from payhub.domain.payments import MethodType
 from payhub.ports import StoredResponse
-from payhub.services.payments import ChargeInput, Payments, TransactionView
+from payhub.services.payments import Answer, ChargeInput, Payments, TransactionView
 from payhub.wire.payments import TransactionOut
 from payhub_server.deps import MERCHANT_KEY_OK, Hub, Tenant, api_get, api_post
 from payhub_server.encoding import encode
-from payhub_server.idempotency import call_for, replayed, run_idempotent, stored
+from payhub_server.idempotency import call_for, replayed, stored
 from payhub_server.problems import from_domain
 from payhub_server.routes.wire import Page
 
@@ -57,16 +57,28 @@ class _Responder:
     """The HTTP answers a charge stores under its Idempotency-Key (the service stores them
     in the same transaction as the outcome)."""
 
-    def __init__(self, request: Request[Any, Any, Any]) -> None:
+    def __init__(self, request: Request[Any, Any, Any], status: int = 200) -> None:
         self._request = request
+        self._status = status
 
     def success(self, view: TransactionView) -> StoredResponse:
-        answer = stored(_out(view, 201))
+        answer = stored(_out(view, self._status))
         assert answer is not None
         return answer
 
     def failure(self, error: PayHubError) -> StoredResponse | None:
         return stored(from_domain(self._request, error))
+
+
+def _answered(request: Request[Any, Any, Any], answer: Answer, status: int) -> Response[bytes]:
+    """The HTTP answer of a payment taken under an Idempotency-Key by the service."""
+    if answer.replayed:
+        assert answer.stored is not None
+        return replayed(answer.stored)
+    if answer.error is not None:
+        return from_domain(request, answer.error)
+    assert answer.stored is not None  # the body the responder rendered and stored
+    return Response(answer.stored.body, status_code=status, media_type="application/json")
 
 
 def _payments(tenant: Tenant, request: Request[Any, Any, Any]) -> Payments:
@@ -127,14 +139,8 @@ class PaymentController(Controller):
         call = call_for(tenant.caller, request, data)
         if call is None:
             return _out(payments.charge(given), 201)
-        answer = payments.charge_once(given, call, _Responder(request))
-        if answer.replayed:
-            assert answer.stored is not None
-            return replayed(answer.stored)
-        if answer.error is not None:
-            return from_domain(request, answer.error)
-        assert answer.stored is not None  # the body the responder rendered and stored
-        return Response(answer.stored.body, status_code=201, media_type="application/json")
+        answer = payments.charge_once(given, call, _Responder(request, 201))
+        return _answered(request, answer, 201)
 
     @api_post(
         "/{gateway:str}/transactions/{transaction_id:str}/capture",
@@ -149,19 +155,21 @@ class PaymentController(Controller):
         transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
         tenant: Tenant,
-        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         data: AmountBody | None = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
     ) -> Response[bytes]:
         """All of it, or `amount` for part of it where the gateway allows."""
         payments = _payments(tenant, request)
-        return run_idempotent(
-            hub,
-            tenant.caller,
+        call = call_for(tenant.caller, request, data)
+        if call is None:
+            return _out(payments.capture(gateway, transaction_id, _amount(data)))
+        return _answered(
             request,
-            data,
-            lambda: _out(payments.capture(gateway, transaction_id, _amount(data), idempotency_key)),
+            payments.capture_once(
+                gateway, transaction_id, _amount(data), call, _Responder(request)
+            ),
+            200,
         )
 
     @api_post(
@@ -177,19 +185,19 @@ class PaymentController(Controller):
         transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
         tenant: Tenant,
-        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         data: AmountBody | None = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
     ) -> Response[bytes]:
         """All that is left, or `amount`; repeatedly, never past what was captured."""
         payments = _payments(tenant, request)
-        return run_idempotent(
-            hub,
-            tenant.caller,
+        call = call_for(tenant.caller, request, data)
+        if call is None:
+            return _out(payments.refund(gateway, transaction_id, _amount(data)))
+        return _answered(
             request,
-            data,
-            lambda: _out(payments.refund(gateway, transaction_id, _amount(data), idempotency_key)),
+            payments.refund_once(gateway, transaction_id, _amount(data), call, _Responder(request)),
+            200,
         )
 
     @api_post(
@@ -205,18 +213,16 @@ class PaymentController(Controller):
         transaction_id: FromPath[str],
         request: Request[Any, Any, Any],
         tenant: Tenant,
-        hub: Hub,
         merchant_reference: Annotated[str, MERCHANT_HEADER],
         idempotency_key: Annotated[str | None, IDEMPOTENCY] = None,
     ) -> Response[bytes]:
         """Release an authorization that was not captured. A captured one is refunded instead."""
         payments = _payments(tenant, request)
-        return run_idempotent(
-            hub,
-            tenant.caller,
-            request,
-            None,
-            lambda: _out(payments.void(gateway, transaction_id, idempotency_key)),
+        call = call_for(tenant.caller, request, None)
+        if call is None:
+            return _out(payments.void(gateway, transaction_id))
+        return _answered(
+            request, payments.void_once(gateway, transaction_id, call, _Responder(request)), 200
         )
 
     @api_get(

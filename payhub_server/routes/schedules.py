@@ -12,21 +12,42 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
 from payhub.domain.addresses import Address
+from payhub.domain.errors import PayHubError
 from payhub.domain.invoices import LineInput
 from payhub.domain.schedules import (
     ScheduleRequest,
+    ScheduleRun,
 )
 from payhub.hub import MerchantScope
+from payhub.ports import StoredResponse
 from payhub.services.schedule_requests import RequestInput, approval_url
 from payhub.services.schedules import Charge, ScheduleInput, Timing
 from payhub.wire.schedules import RunOut, ScheduledPaymentOut, ScheduleRequestOut
 from payhub_server.deps import MERCHANT_KEY_OK, Hub, Tenant, api_get, api_post
 from payhub_server.encoding import encode
-from payhub_server.idempotency import run_idempotent
+from payhub_server.idempotency import call_for, replayed, run_idempotent, stored
+from payhub_server.problems import from_domain
 from payhub_server.routes.addresses import AddressIn
 from payhub_server.routes.invoices import LineItemIn
 from payhub_server.routes.paging import CURSOR, LIMIT, page_out
 from payhub_server.routes.wire import Page
+
+
+class _RunResponder:
+    """The HTTP answers a run-now stores under its Idempotency-Key (the service stores them
+    in the same transaction as the run's outcome)."""
+
+    def __init__(self, request: Request[Any, Any, Any]) -> None:
+        self._request = request
+
+    def success(self, run: ScheduleRun) -> StoredResponse:
+        answer = stored(_json(RunOut.of(run), 201))
+        assert answer is not None
+        return answer
+
+    def failure(self, error: PayHubError) -> StoredResponse | None:
+        return stored(from_domain(self._request, error))
+
 
 IDEMPOTENCY = HeaderParameter(
     name="Idempotency-Key", required=False, description="Retry safely: one outcome per key (24 h)"
@@ -239,12 +260,20 @@ class ScheduledPaymentController(Controller):
         else and does not count towards `maxCharges`. A decline is 402 (the attempt is still
         listed in `recentRuns`)."""
         scope = tenant.merchant(ref)
-
-        def work() -> Response[bytes]:
+        call = call_for(tenant.caller, request, None)
+        if call is None:
             run, _ = scope.scheduled_payments.run_now(scheduled_payment_id)
             return _json(RunOut.of(run), 201)
-
-        return run_idempotent(hub, tenant.caller, request, None, work)
+        answer = scope.scheduled_payments.run_now_once(
+            scheduled_payment_id, call, _RunResponder(request)
+        )
+        if answer.replayed:
+            assert answer.stored is not None
+            return replayed(answer.stored)
+        if answer.error is not None:
+            return from_domain(request, answer.error)
+        assert answer.stored is not None
+        return Response(answer.stored.body, status_code=201, media_type="application/json")
 
     # --- schedule requests -----------------------------------------------------------------
 

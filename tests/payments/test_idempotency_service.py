@@ -21,6 +21,7 @@ from payhub.adapters.gateways.simulator.adapter import SimulatorGateway
 from payhub.adapters.storage import migrations, open_store
 from payhub.adapters.system import FixedClock
 from payhub.domain.errors import Conflict
+from payhub.domain.money import Money
 from payhub.domain.payments import ChargeRequest, Declined, GatewayCredentials, GatewayResult
 from payhub.ports import Store, StoredResponse
 from payhub.services import idempotency
@@ -105,6 +106,50 @@ def test_a_charge_takes_two_write_transactions(
     with pytest.raises(Declined):
         merchant.payments.charge(declined, idempotency_key="ord-2")
     assert counter.writes == 5
+
+
+def test_in_process_refunds_captures_and_voids_with_a_key_move_money_once(
+    hub: PayHub, merchant: Any, gateway: CountingGateway
+) -> None:
+    """Idempotency for the follow-ups is the service's too: the same call again answers the
+    first outcome without reaching the gateway; another call with the key is 422."""
+    sale = merchant.payments.charge(
+        ChargeInput(Decimal("20.00"), "USD", "simulator", token="sim_card_ok")
+    ).transaction
+    part = Money.of(Decimal("5.00"), "USD")
+    first = merchant.payments.refund("simulator", sale.id, part, idempotency_key="rf-1")
+    again = merchant.payments.refund("simulator", sale.id, part, idempotency_key="rf-1")
+    assert gateway.calls["refund"] == 1
+    assert again.transaction.refunded == first.transaction.refunded == part
+    with pytest.raises(IdempotencyKeyReused):
+        merchant.payments.refund("simulator", sale.id, None, idempotency_key="rf-1")
+
+    auth = merchant.payments.charge(
+        ChargeInput(Decimal("9.00"), "USD", "simulator", token="sim_card_ok", capture=False)
+    ).transaction
+    merchant.payments.capture("simulator", auth.id, None, idempotency_key="cp-1")
+    merchant.payments.capture("simulator", auth.id, None, idempotency_key="cp-1")
+    assert gateway.calls["capture"] == 1
+    held = merchant.payments.charge(
+        ChargeInput(Decimal("3.00"), "USD", "simulator", token="sim_card_ok", capture=False)
+    ).transaction
+    merchant.payments.void("simulator", held.id, idempotency_key="vd-1")
+    voided = merchant.payments.void("simulator", held.id, idempotency_key="vd-1")
+    assert gateway.calls["void"] == 1
+    assert voided.transaction.status.value == "Voided"
+
+
+def test_a_refund_with_a_key_takes_two_write_transactions(
+    hub: PayHub, merchant: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sale = merchant.payments.charge(
+        ChargeInput(Decimal("20.00"), "USD", "simulator", token="sim_card_ok")
+    ).transaction
+    counter = WriteCounter(hub.store, monkeypatch)
+    merchant.payments.refund("simulator", sale.id, None, idempotency_key="rf-2")
+    assert counter.writes == 2  # claim + reserve; outcome + stored answer
+    merchant.payments.refund("simulator", sale.id, None, idempotency_key="rf-2")
+    assert counter.writes == 3  # a replay: the claim's transaction only
 
 
 def test_stored_keys_are_digests_not_the_clients_text(
