@@ -1,0 +1,214 @@
+"""Paying in chromium through the drivers whose vendor session is bound to the amount the payer
+picks (issue 19 item 1), each against a fake of its vendor's SDK (``fake_vendors/``), wired as
+``test_more_drivers_browser.py`` wires the others: payhub in this process with the gateway's
+real adapter talking to its fake API, playwright routing the page's origin to it and serving
+the fake SDK on the vendor's own hosts (the page's CSP is really enforced). Each pays a
+deposit after a decline, then the rest, each time under a session made for exactly the amount
+on the button, and approves a schedule request; the card numbers never reach payhub.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+from playwright.sync_api import Browser, Page, Route
+
+from payhub import PayHub
+from payhub.adapters.gateways.paypal.adapter import PayPalGateway
+from payhub.adapters.system import FixedClock
+from payhub_server.app import create_app
+from tests.conftest import Account
+from tests.gateways.paypal import fake as paypal_api
+from tests.gateways.paypal.fake import FakePayPal
+from tests.pages.support import Shop, token_of
+from tests.pages.test_gateway_fields_browser import (
+    ORIGIN,
+    Vendor,
+    Wire,
+    answer,
+    pay_and_wait,
+    press_pay,
+    serve,
+    token_of_number,
+)
+from tests.pages.test_more_drivers_browser import watch
+
+pytestmark = pytest.mark.browser
+
+
+class Routes(dict[str, Vendor]):
+    """Vendor URLs, some of them patterns (ids in the path): ``Wire`` looks them up here."""
+
+    def __init__(self, exact: dict[str, Vendor], patterns: dict[str, Vendor]) -> None:
+        super().__init__(exact)
+        self.patterns = [(re.compile(p), v) for p, v in patterns.items()]
+
+    def _find(self, url: object) -> Vendor | None:
+        if dict.__contains__(self, url):
+            return dict.__getitem__(self, url)
+        return next((v for p, v in self.patterns if p.fullmatch(str(url))), None)
+
+    def __contains__(self, url: object) -> bool:
+        return self._find(url) is not None
+
+    def __getitem__(self, url: str) -> Vendor:
+        found = self._find(url)
+        if found is None:
+            raise KeyError(url)
+        return found
+
+
+@pytest.fixture
+def paypal() -> FakePayPal:
+    return FakePayPal()
+
+
+@pytest.fixture
+def hub(store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal) -> Iterator[PayHub]:
+    with httpx.Client(transport=httpx.MockTransport(paypal.handler)) as paypal_http:
+        gateways: dict[str, Any] = {"paypal": PayPalGateway(paypal_http)}
+        hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
+        yield hub
+        hub.close()
+
+
+@pytest.fixture
+def site(hub: PayHub) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(hub), base_url=ORIGIN) as client:
+        yield client
+
+
+@pytest.fixture
+def tab(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def put_credentials(shop: Shop, gateway: str, secret: str, fields: dict[str, str]) -> None:
+    body = {"apiSecret": secret, "environment": "Sandbox", "additionalFields": fields}
+    shop.ok(shop.client.put(f"{shop.base}/credentials/{gateway}", headers=shop.headers, json=body))
+
+
+def paypal_routes(paypal: FakePayPal, query: str) -> Routes:
+    """PayPal's SDK, its Card Fields frames, and the calls its frames make to confirm a card
+    on the order (or setup token) payhub's adapter made: the fake API records the card."""
+
+    def confirm(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        card = body.get("card") or {}
+        ident = urlsplit(route.request.url).path.split("/")[4]
+        if body.get("clientId") != paypal_api.CLIENT_ID:
+            answer(route, 401, {"name": "AUTHENTICATION_FAILURE", "message": "Bad client"})
+            return
+        if "/vault/" in route.request.url:
+            paypal.approve_setup(ident, card.get("name") or "", card.get("number") or "")
+            answer(route, 200, {"id": ident, "status": "APPROVED"})
+            return
+        order = paypal.orders.get(ident)
+        if order is None or order["intent"].lower() != body.get("intent"):
+            answer(route, 422, {"name": "UNPROCESSABLE_ENTITY", "message": "INTENT_MISMATCH"})
+            return
+        paypal.confirm_card(ident, card.get("name") or "", card.get("number") or "")
+        answer(route, 200, {"id": ident, "status": "APPROVED"})
+
+    web = "https://www.sandbox.paypal.com"
+    return Routes(
+        {
+            f"https://www.paypal.com/sdk/js?{query}": serve("paypal-card-fields.js",
+                                                           "application/javascript"),
+            f"{web}/smart/card-fields": serve("field-frame.html", "text/html"),
+        },
+        {
+            re.escape(web) + r"/v2/checkout/orders/[^/]+/confirm-payment-source": confirm,
+            re.escape(web) + r"/v3/vault/setup-tokens/[^/]+/confirm": confirm,
+        },
+    )  # fmt: skip
+
+
+def fill_paypal(tab: Page, prefix: str, name: str, number: str) -> None:
+    for field, value in (("name", name), ("number", number), ("expiry", "12/30"), ("cvv", "123")):
+        box = tab.frame_locator(f"#{prefix}-pp-{field} iframe").locator("input")
+        box.wait_for()
+        box.fill(value)
+
+
+def order_amounts(paypal: FakePayPal) -> list[Decimal]:
+    return [Decimal(o["purchase_units"][0]["amount"]["value"]) for o in paypal.orders.values()]
+
+
+def test_pay_a_deposit_then_the_rest_through_paypal_card_fields(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, paypal: FakePayPal
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "paypal", paypal_api.SECRET, {"clientId": paypal_api.CLIENT_ID})
+    invoice = shop.invoice(gateway="paypal", allowedPaymentMethods="CardOnly",
+                           partialPaymentMode="FixedDeposit", requiredDepositAmount=30)  # fmt: skip
+    number = token_of_number(shop)
+    token = token_of(invoice)
+    query = f"client-id={paypal_api.CLIENT_ID}&components=card-fields&currency=USD&intent=capture"
+    wire = Wire(tab, site, paypal_routes(paypal, query))
+    errors = watch(tab)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert paypal.orders == {}  # no order before the payer presses Pay
+    fill_paypal(tab, "card", "Ada Lovelace", "4111")
+    press_pay(tab)  # Card Fields refuses the number: no order is made
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "invalid number" in tab.inner_text("#pay-message")
+    assert paypal.orders == {}
+    fill_paypal(tab, "card", "CCREJECT-REFUSED", "4111111111111111")  # the sandbox's decline
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 0
+    fill_paypal(tab, "card", "Ada Lovelace", "4111111111111111")
+    pay_and_wait(tab)  # the deposit, chosen by default
+    assert shop.read(number)["amountPaid"] == 30
+    tab.goto(f"{ORIGIN}/pay/{token}")  # afresh, without the deposit's confirmation
+    assert "$76.60" in tab.inner_text("#pay-submit")
+    fill_paypal(tab, "card", "Ada Lovelace", "4111111111111111")
+    pay_and_wait(tab)
+    assert shop.read(number)["status"] == "Paid"
+    # One order per press of Pay, each made by payhub's adapter for the amount on the button.
+    assert order_amounts(paypal) == [Decimal("30.00"), Decimal("30.00"), Decimal("76.60")]
+    assert [r["status"] for r in paypal.captures.values()] == ["DECLINED", "COMPLETED",
+                                                               "COMPLETED"]  # fmt: skip
+    assert not any("4111111111111111" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_approve_a_schedule_request_through_paypal_card_fields(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, paypal: FakePayPal,
+    clock: FixedClock,
+) -> None:  # fmt: skip
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "paypal", paypal_api.SECRET, {"clientId": paypal_api.CLIENT_ID})
+    start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
+    body = {"gateway": "paypal", "startAtUtc": start, "cadence": "Monthly", "amount": 40}
+    made = shop.ok(shop.client.post(f"{shop.base}/customers/{shop.customer_id}/schedule-requests",
+                                    headers=shop.headers, json=body), 201)  # fmt: skip
+    query = f"client-id={paypal_api.CLIENT_ID}&components=card-fields&vault=true"
+    wire = Wire(tab, site, paypal_routes(paypal, query))
+    errors = watch(tab)
+    tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
+    fill_paypal(tab, "approve", "Ada Lovelace", "4111111111111111")
+    tab.click("#approve-button")
+    tab.wait_for_selector("#approved-method", timeout=15_000)
+    assert "1111" in tab.inner_text("#approved-method")
+    assert [t["status"] for t in paypal.setup_tokens.values()] == ["VAULTED"]
+    assert len(paypal.payment_tokens) == 1
+    assert not any("4111111111111111" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
