@@ -25,10 +25,13 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
+from payhub.adapters.gateways.nuvei.adapter import NuveiGateway
 from payhub.adapters.gateways.paypal.adapter import PayPalGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
+from tests.gateways.nuvei import fake as nuvei_api
+from tests.gateways.nuvei.fake import FakeNuvei
 from tests.gateways.paypal import fake as paypal_api
 from tests.gateways.paypal.fake import FakePayPal
 from tests.pages.support import Shop, token_of
@@ -75,9 +78,22 @@ def paypal() -> FakePayPal:
 
 
 @pytest.fixture
-def hub(store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal) -> Iterator[PayHub]:
-    with httpx.Client(transport=httpx.MockTransport(paypal.handler)) as paypal_http:
-        gateways: dict[str, Any] = {"paypal": PayPalGateway(paypal_http)}
+def nuvei() -> FakeNuvei:
+    return FakeNuvei()
+
+
+@pytest.fixture
+def hub(
+    store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal, nuvei: FakeNuvei
+) -> Iterator[PayHub]:
+    with (
+        httpx.Client(transport=httpx.MockTransport(paypal.handler)) as paypal_http,
+        httpx.Client(transport=httpx.MockTransport(nuvei.handler)) as nuvei_http,
+    ):
+        gateways: dict[str, Any] = {
+            "paypal": PayPalGateway(paypal_http),
+            "nuvei": NuveiGateway(nuvei_http),
+        }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
         hub.close()
@@ -210,5 +226,107 @@ def test_approve_a_schedule_request_through_paypal_card_fields(
     assert [t["status"] for t in paypal.setup_tokens.values()] == ["VAULTED"]
     assert len(paypal.payment_tokens) == 1
     assert not any("4111111111111111" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+NUVEI_FIELDS = {"merchantId": nuvei_api.MERCHANT_ID, "merchantSiteId": nuvei_api.MERCHANT_SITE_ID}
+
+
+def nuvei_routes(nuvei: FakeNuvei) -> Routes:
+    """Nuvei's Web SDK, its card frame, and the call getToken makes: only a session payhub's
+    adapter opened is accepted; the typed card becomes a temp token under it."""
+
+    def token(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        if body.get("merchantId") != nuvei_api.MERCHANT_ID:
+            answer(route, 200, {"status": "ERROR", "reason": "Invalid merchant ID"})
+            return
+        made = nuvei.fields_token_under(str(body.get("sessionToken")), str(body.get("number")))
+        if made is None:
+            answer(route, 200, {"status": "ERROR", "reason": "Invalid card number"})
+            return
+        answer(route, 200, {"status": "SUCCESS", "ccTempToken": made})
+
+    cdn = "https://cdn.safecharge.com/safecharge_resources/v1/websdk"
+    return Routes(
+        {
+            f"{cdn}/safecharge.js": serve("nuvei-safecharge.js", "application/javascript"),
+            f"{cdn}/fields.html": serve("field-frame.html", "text/html"),
+            "https://ppp-test.nuvei.com/ppp/api/v1/fakeFieldsToken.do": token,
+        },
+        {},
+    )
+
+
+def fill_nuvei(tab: Page, prefix: str, number: str) -> None:
+    tab.fill(f"#{prefix}-nv-name", "Ada Lovelace")
+    box = tab.frame_locator(f"#{prefix}-nv-card iframe").locator("input")
+    box.wait_for()
+    box.fill(number)
+
+
+def test_pay_a_deposit_then_the_rest_through_nuvei_fields(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, nuvei: FakeNuvei
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "nuvei", nuvei_api.SECRET, NUVEI_FIELDS)
+    invoice = shop.invoice(gateway="nuvei", allowedPaymentMethods="CardOnly",
+                           partialPaymentMode="FixedDeposit", requiredDepositAmount=30)  # fmt: skip
+    number = token_of_number(shop)
+    token = token_of(invoice)
+    wire = Wire(tab, site, nuvei_routes(nuvei))
+    errors = watch(tab)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert nuvei.orders == {}  # no order before the payer presses Pay
+    fill_nuvei(tab, "card", "4111")
+    press_pay(tab)  # the Fields refuse the number: no charge
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "Invalid card number" in tab.inner_text("#pay-message")
+    fill_nuvei(tab, "card", nuvei_api.CARDS["decline"].number)
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 0
+    fill_nuvei(tab, "card", nuvei_api.CARDS["visa"].number)
+    pay_and_wait(tab)  # the deposit, chosen by default
+    assert shop.read(number)["amountPaid"] == 30
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert "$76.60" in tab.inner_text("#pay-submit")
+    fill_nuvei(tab, "card", nuvei_api.CARDS["visa"].number)
+    pay_and_wait(tab)
+    assert shop.read(number)["status"] == "Paid"
+    # One order per press of Pay that reached Nuvei, for the amount on the button; each
+    # /payment under its own order's session.
+    assert [amount for amount, _, _ in nuvei.orders.values()] == [
+        Decimal("30.00"), Decimal("30.00"), Decimal("30.00"), Decimal("76.60")]  # fmt: skip
+    payments = nuvei.posts("payment")
+    assert [p["amount"] for p in payments] == ["30.00", "30.00", "76.60"]
+    assert all(p["sessionToken"] in nuvei.orders for p in payments)
+    assert [t.status for t in nuvei.charges()] == ["DECLINED", "APPROVED", "APPROVED"]
+    assert not any(nuvei_api.CARDS["visa"].number in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_approve_a_schedule_request_through_nuvei_fields(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, nuvei: FakeNuvei,
+    clock: FixedClock,
+) -> None:  # fmt: skip
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "nuvei", nuvei_api.SECRET, NUVEI_FIELDS)
+    start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
+    body = {"gateway": "nuvei", "startAtUtc": start, "cadence": "Monthly", "amount": 40}
+    made = shop.ok(shop.client.post(f"{shop.base}/customers/{shop.customer_id}/schedule-requests",
+                                    headers=shop.headers, json=body), 201)  # fmt: skip
+    wire = Wire(tab, site, nuvei_routes(nuvei))
+    errors = watch(tab)
+    tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
+    fill_nuvei(tab, "approve", nuvei_api.CARDS["mastercard"].number)
+    tab.click("#approve-button")
+    tab.wait_for_selector("#approved-method", timeout=15_000)
+    assert "0017" in tab.inner_text("#approved-method")
+    assert nuvei.orders == {}  # saving opens a plain session, no order
+    assert len(nuvei.upos) == 1
+    assert not any(nuvei_api.CARDS["mastercard"].number in sent for sent in wire.to_payhub)
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -30,6 +30,7 @@ from payhub_server.pages.sessions import SessionBudget
 from payhub_server.ratelimit import Budget
 from payhub_server.routes import approvals as approval_routes
 from tests.conftest import Account
+from tests.gateways.nuvei import fake as nuvei_api
 from tests.gateways.scenarios.base import Driver as Scenario
 from tests.gateways.scenarios.drivers import DRIVERS as SCENARIOS
 from tests.pages.support import Shop, config_of, token_of
@@ -38,8 +39,9 @@ from tests.pages.test_pay_page_http import SAME_ORIGIN, open_page, pay
 from tests.schedules.test_requests import form_token
 
 
-def _paypal_confirm(scenario: Scenario, session: dict[str, str], name: str) -> str:
+def _paypal_confirm(scenario: Scenario, session: dict[str, str], declined: bool) -> str:
     order = session["orderId"]
+    name = "CCREJECT-REFUSED" if declined else "Ada Lovelace"  # the sandbox's decline trigger
     scenario.fake.confirm_card(order, name, "4111111111111111")
     return order
 
@@ -55,6 +57,22 @@ def _paypal_save(scenario: Scenario, session: dict[str, str]) -> str:
     return token
 
 
+def _nuvei_confirm(scenario: Scenario, session: dict[str, str], declined: bool) -> str:
+    number = nuvei_api.CARDS["decline" if declined else "visa"].number
+    temp = scenario.fake.fields_token_under(session["sessionToken"], number)
+    return f"{session['sessionToken']}|{temp}"
+
+
+def _nuvei_amounts(scenario: Scenario) -> list[Decimal]:
+    return [amount for amount, _, _ in scenario.fake.orders.values()]
+
+
+def _nuvei_save(scenario: Scenario, session: dict[str, str]) -> str:
+    number = nuvei_api.CARDS["mastercard"].number
+    temp = scenario.fake.fields_token_under(session["sessionToken"], number)
+    return f"{session['sessionToken']}|{temp}"
+
+
 @attrs.frozen
 class Case:
     public: dict[str, str]
@@ -62,17 +80,20 @@ class Case:
     frame: str  # a frame-src host of the sandbox
     absent: str  # a live host the sandbox page never opens
     session_keys: tuple[str, ...]  # what the pay page's session shows the page
-    confirm: Callable[[Scenario, dict[str, str], str], str]  # the SDK confirming a card
+    confirm: Callable[[Scenario, dict[str, str], bool], str]  # the SDK taking a card
     amounts: Callable[[Scenario], list[Decimal]]  # the amounts of the sessions made
     save: Callable[[Scenario, dict[str, str]], str]  # the SDK saving a card (approval page)
-    decline_name: str  # what makes the vendor's sandbox decline
 
 
 CASES: dict[str, Case] = {
     "paypal": Case({"clientId": "AcPayhubFakeClientId"}, "https://www.paypal.com",
                    "https://www.sandbox.paypal.com", "frame-src https://www.paypal.com",
-                   ("orderId",), _paypal_confirm, _paypal_amounts, _paypal_save,
-                   "CCREJECT-REFUSED"),
+                   ("orderId",), _paypal_confirm, _paypal_amounts, _paypal_save),
+    "nuvei": Case({"merchantId": nuvei_api.MERCHANT_ID,
+                   "merchantSiteId": nuvei_api.MERCHANT_SITE_ID},
+                  "https://cdn.safecharge.com", "https://cdn.safecharge.com",
+                  "https://secure.safecharge.com", ("sessionToken",), _nuvei_confirm,
+                  _nuvei_amounts, _nuvei_save),
 }  # fmt: skip
 
 
@@ -187,7 +208,7 @@ def test_a_session_for_one_amount_cannot_pay_another(
     token = token_of(invoice)
     attempt = open_page(client, token)["attemptToken"]
     made = session(client, token, attempt, "10.00").json()
-    card = case.confirm(scenario, made["session"], "Ada Lovelace")
+    card = case.confirm(scenario, made["session"], False)
     more = pay_with(client, token, attempt, card, made["checkoutToken"], "100.00")
     assert more.status_code == 400, more.text
     assert more.json()["errors"][0]["field"] == "amount"
@@ -218,19 +239,19 @@ def test_a_decline_then_a_deposit_then_the_rest(
     token = token_of(invoice)
     attempt = open_page(client, token)["attemptToken"]
     made = session(client, token, attempt, "30.00").json()
-    card = case.confirm(scenario, made["session"], case.decline_name)
+    card = case.confirm(scenario, made["session"], True)
     declined = pay_with(client, token, attempt, card, made["checkoutToken"], "30.00")
     assert declined.status_code == 402, declined.text
     attempt = declined.json()["nextAttemptToken"]
     assert session(client, token, attempt, "50.00").status_code == 400  # deposit or balance
     made = session(client, token, attempt, "30.00").json()
-    card = case.confirm(scenario, made["session"], "Ada Lovelace")
+    card = case.confirm(scenario, made["session"], False)
     paid = pay_with(client, token, attempt, card, made["checkoutToken"], "30.00")
     assert paid.status_code == 200, paid.text
     attempt = open_page(client, token)["attemptToken"]
     made = session(client, token, attempt).json()
     assert made["amount"] == "76.60"
-    card = case.confirm(scenario, made["session"], "Ada Lovelace")
+    card = case.confirm(scenario, made["session"], False)
     paid = pay_with(client, token, attempt, card, made["checkoutToken"], "76.60")
     assert paid.status_code == 200, paid.text
     assert shop.read(invoice["invoiceNumber"])["status"] == "Paid"
@@ -303,7 +324,7 @@ def test_the_page_without_session_support_pays_as_before(
     """A plain token post (no session) on a session gateway is refused before any charge."""
     token = token_of(card_invoice(shop, scenario))
     attempt = open_page(client, token)["attemptToken"]
-    refused = pay(client, token, attempt, payment_token="5O000000000000099")
+    refused = pay(client, token, attempt, payment_token=scenario.card_token())
     assert refused.status_code == 400
     assert refused.json()["errors"][0]["field"] == "checkoutToken"
     assert scenario.charges_made() in (None, 0)
