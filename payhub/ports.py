@@ -1091,6 +1091,7 @@ class CheckoutRequest:
     idempotency_key: str
     origin: str
     description: str | None = None
+    currency: str = "USD"  # the amount's, or on the approval page the schedule's
 
 
 @attrs.frozen

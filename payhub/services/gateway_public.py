@@ -70,7 +70,12 @@ def pay_page_session(
 
 
 def saving_checkout(
-    deps: Deps, gateways: dict[str, Gateway], merchant_id: str, gateway: str, key: str
+    deps: Deps,
+    gateways: dict[str, Gateway],
+    merchant_id: str,
+    gateway: str,
+    key: str,
+    currency: str = "USD",
 ) -> PayPageCheckout:
     """The session a schedule approval page saves a card under, on a gateway whose sessions
     are made through ``MakesPayPageCheckouts``: no amount (the card is verified and saved,
@@ -90,5 +95,6 @@ def saving_checkout(
         capture=False,
         idempotency_key=key,
         origin=f"{public.scheme}://{public.netloc}",
+        currency=currency,
     )
     return adapter.pay_page_checkout(creds, request)

@@ -1099,6 +1099,7 @@ class PayPages:
             idempotency_key=f"{attempt_gateway_key(invoice, session_id)}-s",
             origin=origin,
             description=f"Invoice {invoice.number}",
+            currency=wanted.currency,
         )
         return MadeCheckout(wanted, adapter.pay_page_checkout(creds, request))
 

@@ -211,6 +211,7 @@ def _saving_session(hub: PayHub, token: str) -> dict[str, Any]:
         view.request.merchant_id,
         view.gateway.name,
         f"apr-{hub.deps.randomness.token_bytes(16).hex()}",
+        view.request.currency,
     )
     return {"session": made.public}
 

@@ -25,11 +25,14 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
+from payhub.adapters.gateways.helcim.adapter import HelcimGateway
 from payhub.adapters.gateways.nuvei.adapter import NuveiGateway
 from payhub.adapters.gateways.paypal.adapter import PayPalGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
+from tests.gateways.helcim import fake as helcim_api
+from tests.gateways.helcim.fake import FakeHelcim
 from tests.gateways.nuvei import fake as nuvei_api
 from tests.gateways.nuvei.fake import FakeNuvei
 from tests.gateways.paypal import fake as paypal_api
@@ -83,16 +86,24 @@ def nuvei() -> FakeNuvei:
 
 
 @pytest.fixture
+def helcim() -> FakeHelcim:
+    return FakeHelcim()
+
+
+@pytest.fixture
 def hub(
-    store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal, nuvei: FakeNuvei
-) -> Iterator[PayHub]:
+    store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal, nuvei: FakeNuvei,
+    helcim: FakeHelcim,
+) -> Iterator[PayHub]:  # fmt: skip
     with (
         httpx.Client(transport=httpx.MockTransport(paypal.handler)) as paypal_http,
         httpx.Client(transport=httpx.MockTransport(nuvei.handler)) as nuvei_http,
+        httpx.Client(transport=httpx.MockTransport(helcim.handler)) as helcim_http,
     ):
         gateways: dict[str, Any] = {
             "paypal": PayPalGateway(paypal_http),
             "nuvei": NuveiGateway(nuvei_http),
+            "helcim": HelcimGateway(helcim_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -328,5 +339,105 @@ def test_approve_a_schedule_request_through_nuvei_fields(
     assert nuvei.orders == {}  # saving opens a plain session, no order
     assert len(nuvei.upos) == 1
     assert not any(nuvei_api.CARDS["mastercard"].number in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def helcim_routes(helcim: FakeHelcim) -> Routes:
+    """HelcimPay.js, its modal, and the modal's own call: only a checkout session payhub's
+    adapter initialized (in verify mode) verifies a card; the fake vaults it."""
+
+    def verify(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        made = helcim.verify_in_checkout(str(body.get("checkoutToken")), str(body.get("number")),
+                                         name=str(body.get("name") or "Ada Lovelace"),
+                                         cvv=str(body.get("cvv") or "100"))  # fmt: skip
+        if made is None:
+            answer(route, 400, {"message": "Invalid card number"})
+            return
+        answer(route, 200, {"cardToken": made, "status": "APPROVED", "type": "verify"})
+
+    host = "https://secure.helcim.app/helcim-pay"
+    return Routes(
+        {
+            f"{host}/services/start.js": serve("helcim-start.js", "application/javascript"),
+            f"{host}/modal.html": serve("helcim-modal.html", "text/html"),
+            f"{host}/fake-verify": verify,
+        },
+        {},
+    )
+
+
+def verify_in_modal(tab: Page, number: str, cvv: str, name: str) -> None:
+    modal = tab.frame_locator("#helcimPayIframe")
+    modal.locator("#number").fill(number)
+    modal.locator("#cvv").fill(cvv)
+    modal.locator("#name").fill(name)
+    modal.locator("#verify").click()
+
+
+def test_pay_a_deposit_then_the_rest_through_helcim_pay_js(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, helcim: FakeHelcim
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "helcim", helcim_api.API_TOKEN, {})
+    invoice = shop.invoice(gateway="helcim", allowedPaymentMethods="CardOnly",
+                           partialPaymentMode="FixedDeposit", requiredDepositAmount=30)  # fmt: skip
+    number = token_of_number(shop)
+    token = token_of(invoice)
+    wire = Wire(tab, site, helcim_routes(helcim))
+    errors = watch(tab)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert helcim.checkouts == {}
+    press_pay(tab)  # the modal opens; closing it frees Pay
+    tab.locator("#helcimPayIframe").wait_for()
+    tab.frame_locator("#helcimPayIframe").locator("#close").click()
+    tab.wait_for_selector("#pay-message.error:has-text('No card was entered')", timeout=15_000)
+    assert tab.locator("#helcimPayIframe").count() == 0
+    press_pay(tab)
+    verify_in_modal(tab, "5454545454545454", "209", "Ann Declined")  # Helcim's decline CVV
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 0
+    press_pay(tab)
+    verify_in_modal(tab, "5454545454545454", "100", "Ann Payer")
+    tab.wait_for_selector("#paid-notice", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 30
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert "$76.60" in tab.inner_text("#pay-submit")
+    press_pay(tab)
+    verify_in_modal(tab, "4111111111111111", "100", "Ann Payer")
+    tab.wait_for_selector("#paid-notice", timeout=15_000)
+    assert shop.read(number)["status"] == "Paid"
+    # Every session is a verify one; payhub's adapter purchased the chosen amounts itself.
+    assert [c["paymentType"] for c in helcim.checkouts.values()] == ["verify"] * 4
+    purchases = helcim.bodies("/payment/purchase")
+    assert [Decimal(str(b["amount"])) for b in purchases] == [
+        Decimal("30.00"), Decimal("30.00"), Decimal("76.60")]  # fmt: skip
+    assert [t["status"] for t in helcim.of_type("purchase")] == ["DECLINED", "APPROVED",
+                                                                 "APPROVED"]  # fmt: skip
+    assert not any("5454545454545454" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_approve_a_schedule_request_through_helcim_pay_js(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, helcim: FakeHelcim,
+    clock: FixedClock,
+) -> None:  # fmt: skip
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "helcim", helcim_api.API_TOKEN, {})
+    start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
+    body = {"gateway": "helcim", "startAtUtc": start, "cadence": "Monthly", "amount": 40}
+    made = shop.ok(shop.client.post(f"{shop.base}/customers/{shop.customer_id}/schedule-requests",
+                                    headers=shop.headers, json=body), 201)  # fmt: skip
+    wire = Wire(tab, site, helcim_routes(helcim))
+    errors = watch(tab)
+    tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
+    tab.click("#approve-button")
+    verify_in_modal(tab, "5454545454545454", "100", "Ann Payer")
+    tab.wait_for_selector("#approved-method", timeout=15_000)
+    assert "5454" in tab.inner_text("#approved-method")
+    assert [c["currency"] for c in helcim.checkouts.values()] == ["USD"]
+    assert not any("5454545454545454" in sent for sent in wire.to_payhub)
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors
