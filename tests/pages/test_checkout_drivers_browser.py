@@ -25,12 +25,15 @@ from litestar.testing import TestClient
 from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
+from payhub.adapters.gateways.elavon.adapter import ElavonGateway
 from payhub.adapters.gateways.helcim.adapter import HelcimGateway
 from payhub.adapters.gateways.nuvei.adapter import NuveiGateway
 from payhub.adapters.gateways.paypal.adapter import PayPalGateway
 from payhub.adapters.system import FixedClock
 from payhub_server.app import create_app
 from tests.conftest import Account
+from tests.gateways.elavon import fake as elavon_api
+from tests.gateways.elavon.fake import FakeElavon
 from tests.gateways.helcim import fake as helcim_api
 from tests.gateways.helcim.fake import FakeHelcim
 from tests.gateways.nuvei import fake as nuvei_api
@@ -91,11 +94,17 @@ def helcim() -> FakeHelcim:
 
 
 @pytest.fixture
+def elavon() -> FakeElavon:
+    return FakeElavon()
+
+
+@pytest.fixture
 def hub(
     store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal, nuvei: FakeNuvei,
-    helcim: FakeHelcim,
+    helcim: FakeHelcim, elavon: FakeElavon,
 ) -> Iterator[PayHub]:  # fmt: skip
     with (
+        httpx.Client(transport=httpx.MockTransport(elavon.handler)) as elavon_http,
         httpx.Client(transport=httpx.MockTransport(paypal.handler)) as paypal_http,
         httpx.Client(transport=httpx.MockTransport(nuvei.handler)) as nuvei_http,
         httpx.Client(transport=httpx.MockTransport(helcim.handler)) as helcim_http,
@@ -104,6 +113,7 @@ def hub(
             "paypal": PayPalGateway(paypal_http),
             "nuvei": NuveiGateway(nuvei_http),
             "helcim": HelcimGateway(helcim_http),
+            "elavon": ElavonGateway(elavon_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -439,5 +449,100 @@ def test_approve_a_schedule_request_through_helcim_pay_js(
     assert "5454" in tab.inner_text("#approved-method")
     assert [c["currency"] for c in helcim.checkouts.values()] == ["USD"]
     assert not any("5454545454545454" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+ELAVON_FIELDS = {"merchantId": elavon_api.MERCHANT_ID, "userId": elavon_api.USER_ID}
+
+
+def elavon_routes(elavon: FakeElavon) -> Routes:
+    """jQuery (stubbed), Converge's lightbox script and frame, and the frame's own call: only a
+    session payhub's adapter made is accepted; the card goes to the fake's Card Manager."""
+
+    def process(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        made = elavon.lightbox_token(str(body.get("ssl_txn_auth_token")), str(body.get("number")))
+        if made is None:
+            answer(route, 400, {"errorCode": "5000", "errorMessage": "Invalid card number"})
+            return
+        answer(route, 200, {"ssl_token": made, "ssl_token_response": "SUCCESS"})
+
+    host = "https://api.demo.convergepay.com/hosted-payments"
+    return Routes(
+        {
+            "https://ajax.googleapis.com/ajax/libs/jquery/3.7.1/jquery.min.js": serve(
+                "jquery-stub.js", "application/javascript"),
+            f"{host}/PayWithConverge.js": serve("converge-lightbox.js", "application/javascript"),
+            f"{host}/lightbox.html": serve("converge-lightbox.html", "text/html"),
+            f"{host}/fake-process": process,
+        },
+        {},
+    )  # fmt: skip
+
+
+def card_in_lightbox(tab: Page, number: str) -> None:
+    box = tab.frame_locator("#converge-lightbox")
+    box.locator("#number").fill(number)
+    box.locator("#process").click()
+
+
+def test_pay_a_deposit_then_the_rest_through_the_converge_lightbox(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, elavon: FakeElavon
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "elavon", elavon_api.PIN, ELAVON_FIELDS)
+    invoice = shop.invoice(gateway="elavon", allowedPaymentMethods="CardOnly",
+                           partialPaymentMode="FixedDeposit", requiredDepositAmount=30)  # fmt: skip
+    number = token_of_number(shop)
+    token = token_of(invoice)
+    wire = Wire(tab, site, elavon_routes(elavon))
+    errors = watch(tab)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert elavon.sessions == {}
+    press_pay(tab)  # the lightbox opens; cancelling it frees Pay
+    tab.frame_locator("#converge-lightbox").locator("#cancel").click()
+    tab.wait_for_selector("#pay-message.error:has-text('No card was entered')", timeout=15_000)
+    press_pay(tab)
+    card_in_lightbox(tab, "4000000000000002")  # the fake's declining card
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 0
+    press_pay(tab)
+    card_in_lightbox(tab, "4111111144444444")
+    tab.wait_for_selector("#paid-notice", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 30
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert "$76.60" in tab.inner_text("#pay-submit")
+    press_pay(tab)
+    card_in_lightbox(tab, "4111111144444444")
+    tab.wait_for_selector("#paid-notice", timeout=15_000)
+    assert shop.read(number)["status"] == "Paid"
+    # Token sessions only; payhub's adapter made each sale for the chosen amount.
+    assert {f["ssl_transaction_type"] for f in elavon.sessions.values()} == {"ccgettoken"}
+    assert [(t.amount, t.result) for t in elavon.of_kind("SALE")] == [
+        (Decimal("30.00"), "1"), (Decimal("30.00"), "0"), (Decimal("76.60"), "0")]  # fmt: skip
+    assert not any("4111111144444444" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_approve_a_schedule_request_through_the_converge_lightbox(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, elavon: FakeElavon,
+    clock: FixedClock,
+) -> None:  # fmt: skip
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "elavon", elavon_api.PIN, ELAVON_FIELDS)
+    start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
+    body = {"gateway": "elavon", "startAtUtc": start, "cadence": "Monthly", "amount": 40}
+    made = shop.ok(shop.client.post(f"{shop.base}/customers/{shop.customer_id}/schedule-requests",
+                                    headers=shop.headers, json=body), 201)  # fmt: skip
+    wire = Wire(tab, site, elavon_routes(elavon))
+    errors = watch(tab)
+    tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
+    tab.click("#approve-button")
+    card_in_lightbox(tab, "5111111111115555")
+    tab.wait_for_selector("#approved-method", timeout=15_000)
+    assert "5555" in tab.inner_text("#approved-method")
+    assert not any("5111111111115555" in sent for sent in wire.to_payhub)
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -92,6 +92,23 @@ def _helcim_save(scenario: Scenario, session: dict[str, str]) -> str:
     return _helcim_confirm(scenario, session, False)
 
 
+def _elavon_confirm(scenario: Scenario, session: dict[str, str], declined: bool) -> str:
+    token = session["sessionToken"]
+    card = scenario.fake.lightbox_token(
+        token, "4000000000000002" if declined else "4111111144444444"
+    )
+    return f"{token}|{card}"
+
+
+def _elavon_amounts(scenario: Scenario) -> list[Decimal]:
+    return [Decimal(0) for _ in scenario.fake.sessions]
+
+
+def _elavon_save(scenario: Scenario, session: dict[str, str]) -> str:
+    token = session["sessionToken"]
+    return f"{token}|{scenario.fake.lightbox_token(token, '5111111111115555')}"
+
+
 @attrs.frozen
 class Case:
     public: dict[str, str]
@@ -119,6 +136,9 @@ CASES: dict[str, Case] = {
     "helcim": Case({}, "https://secure.helcim.app", "https://secure.helcim.app",
                    "https://cdn.safecharge.com", ("checkoutToken",), _helcim_confirm,
                    _helcim_amounts, _helcim_save, vendor_binds_amount=False),
+    "elavon": Case({}, "https://api.demo.convergepay.com", "https://api.demo.convergepay.com",
+                   "https://api.convergepay.com", ("sessionToken",), _elavon_confirm,
+                   _elavon_amounts, _elavon_save, vendor_binds_amount=False),
 }  # fmt: skip
 
 
