@@ -60,7 +60,7 @@ from payhub_server.pages.presenters import (
     vendor_hosts,
 )
 from payhub_server.pages.render import NOT_FOUND_TEXT, html_page, message_page, security_headers
-from payhub_server.pages.sessions import SESSIONS
+from payhub_server.pages.sessions import budget_of
 from payhub_server.problems import PROBLEM_JSON
 
 T = TypeVar("T")
@@ -402,7 +402,7 @@ class PayPageController(Controller):
             attempts.verify(
                 _key(hub), attempts.Purpose.PAY, token, data.attempt_token, hub.deps.clock.now()
             )
-            SESSIONS.take(f"pay:{token}")
+            budget_of(request).take(f"pay:{token}")
             made = await anyio.to_thread.run_sync(_checkout, hub, token, data)
         except PayHubError as e:
             return _problem(request, e)

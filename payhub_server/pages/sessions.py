@@ -13,6 +13,9 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
+
+from litestar import Request
 
 from payhub.domain.errors import RateLimited
 from payhub_server.ratelimit import Budget
@@ -61,4 +64,19 @@ class SessionBudget:
             self._seen[link] = (start, used + 1)
 
 
-SESSIONS = SessionBudget.from_env()
+_STATE = "pay_page_sessions"
+
+
+def budget_of(request: Request[Any, Any, Any]) -> SessionBudget:
+    """The app's budget (one per application, made from the environment on first use)."""
+    state = request.app.state
+    budget = state.get(_STATE)
+    if not isinstance(budget, SessionBudget):
+        budget = SessionBudget.from_env()
+        state[_STATE] = budget
+    return budget
+
+
+def set_budget(app_state: Any, budget: SessionBudget) -> None:
+    """Replace an app's budget (tests, or an operator's own wiring)."""
+    app_state[_STATE] = budget

@@ -38,7 +38,7 @@ from payhub_server.pages.drivers import fields_for, needs_session
 from payhub_server.pages.formats import local_date, local_time
 from payhub_server.pages.render import html_page, message_page
 from payhub_server.pages.routes import json_answer, problem_answer
-from payhub_server.pages.sessions import SESSIONS
+from payhub_server.pages.sessions import budget_of
 
 _STATIC = Path(__file__).resolve().parent.parent / "static"
 _ASSETS = {"approve.js": "text/javascript", "approve.css": "text/css"}
@@ -229,7 +229,7 @@ async def approval_session(
         content_type = request.headers.get("content-type") or ""
         if not content_type.lower().startswith("application/json"):
             raise _NotJson()
-        SESSIONS.take(f"approve:{token}")
+        budget_of(request).take(f"approve:{token}")
         made = await anyio.to_thread.run_sync(_saving_session, hub, token)
     except PayHubError as e:
         return problem_answer(request, e)

@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, Page, Route
 
 from payhub import PayHub
 from payhub.adapters.gateways.elavon.adapter import ElavonGateway
+from payhub.adapters.gateways.fiserv.adapter import FiservGateway
 from payhub.adapters.gateways.helcim.adapter import HelcimGateway
 from payhub.adapters.gateways.nuvei.adapter import NuveiGateway
 from payhub.adapters.gateways.paypal.adapter import PayPalGateway
@@ -34,6 +35,8 @@ from payhub_server.app import create_app
 from tests.conftest import Account
 from tests.gateways.elavon import fake as elavon_api
 from tests.gateways.elavon.fake import FakeElavon
+from tests.gateways.fiserv import fake as fiserv_api
+from tests.gateways.fiserv.fake import FakeFiserv
 from tests.gateways.helcim import fake as helcim_api
 from tests.gateways.helcim.fake import FakeHelcim
 from tests.gateways.nuvei import fake as nuvei_api
@@ -99,11 +102,17 @@ def elavon() -> FakeElavon:
 
 
 @pytest.fixture
+def fiserv() -> FakeFiserv:
+    return FakeFiserv()
+
+
+@pytest.fixture
 def hub(
     store_url: str, key_file: Path, clock: FixedClock, paypal: FakePayPal, nuvei: FakeNuvei,
-    helcim: FakeHelcim, elavon: FakeElavon,
+    helcim: FakeHelcim, elavon: FakeElavon, fiserv: FakeFiserv,
 ) -> Iterator[PayHub]:  # fmt: skip
     with (
+        httpx.Client(transport=httpx.MockTransport(fiserv.handler)) as fiserv_http,
         httpx.Client(transport=httpx.MockTransport(elavon.handler)) as elavon_http,
         httpx.Client(transport=httpx.MockTransport(paypal.handler)) as paypal_http,
         httpx.Client(transport=httpx.MockTransport(nuvei.handler)) as nuvei_http,
@@ -114,6 +123,7 @@ def hub(
             "nuvei": NuveiGateway(nuvei_http),
             "helcim": HelcimGateway(helcim_http),
             "elavon": ElavonGateway(elavon_http),
+            "fiserv": FiservGateway(fiserv_http),
         }
         hub = PayHub.open(store_url, key_file=key_file, clock=clock, gateways=gateways)
         yield hub
@@ -173,6 +183,13 @@ def paypal_routes(paypal: FakePayPal, query: str) -> Routes:
             re.escape(web) + r"/v3/vault/setup-tokens/[^/]+/confirm": confirm,
         },
     )  # fmt: skip
+
+
+def press_approve(tab: Page) -> None:
+    """Approve as press_pay presses Pay: on screen first (the vendor frames push it down)."""
+    tab.locator("#approve-button").scroll_into_view_if_needed()
+    tab.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    tab.click("#approve-button")
 
 
 def fill_paypal(tab: Page, prefix: str, name: str, number: str) -> None:
@@ -241,7 +258,7 @@ def test_approve_a_schedule_request_through_paypal_card_fields(
     errors = watch(tab)
     tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
     fill_paypal(tab, "approve", "Ada Lovelace", "4111111111111111")
-    tab.click("#approve-button")
+    press_approve(tab)
     tab.wait_for_selector("#approved-method", timeout=15_000)
     assert "1111" in tab.inner_text("#approved-method")
     assert [t["status"] for t in paypal.setup_tokens.values()] == ["VAULTED"]
@@ -343,7 +360,7 @@ def test_approve_a_schedule_request_through_nuvei_fields(
     errors = watch(tab)
     tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
     fill_nuvei(tab, "approve", nuvei_api.CARDS["mastercard"].number)
-    tab.click("#approve-button")
+    press_approve(tab)
     tab.wait_for_selector("#approved-method", timeout=15_000)
     assert "0017" in tab.inner_text("#approved-method")
     assert nuvei.orders == {}  # saving opens a plain session, no order
@@ -443,7 +460,7 @@ def test_approve_a_schedule_request_through_helcim_pay_js(
     wire = Wire(tab, site, helcim_routes(helcim))
     errors = watch(tab)
     tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
-    tab.click("#approve-button")
+    press_approve(tab)
     verify_in_modal(tab, "5454545454545454", "100", "Ann Payer")
     tab.wait_for_selector("#approved-method", timeout=15_000)
     assert "5454" in tab.inner_text("#approved-method")
@@ -539,10 +556,112 @@ def test_approve_a_schedule_request_through_the_converge_lightbox(
     wire = Wire(tab, site, elavon_routes(elavon))
     errors = watch(tab)
     tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
-    tab.click("#approve-button")
+    press_approve(tab)
     card_in_lightbox(tab, "5111111111115555")
     tab.wait_for_selector("#approved-method", timeout=15_000)
     assert "5555" in tab.inner_text("#approved-method")
     assert not any("5111111111115555" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+FISERV_FIELDS = {"apiKey": fiserv_api.API_KEY, "merchantId": fiserv_api.MERCHANT_ID,
+                 "terminalId": fiserv_api.TERMINAL_ID}  # fmt: skip
+
+
+def fiserv_routes(fiserv: FakeFiserv) -> Routes:
+    """The iFrame SDK, its field frames, and its submission: only an access token payhub's
+    adapter got from /security/credentials puts the card into that session."""
+
+    def submit(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        token = str(body.get("accessToken"))
+        sid = next((s for s, c in fiserv.credentials.items() if c["accessToken"] == token), "")
+        if body.get("apiKey") != fiserv_api.API_KEY or not fiserv.submit_card(
+            sid, token, str(body.get("number"))
+        ):
+            answer(route, 400, {"message": "The card could not be captured."})
+            return
+        answer(route, 200, {"gatewayResponse": {"transactionState": "CAPTURED"}})
+
+    cdn = "https://commercehub-secure-data-capture.fiservapps.com/3.1.7"
+    return Routes(
+        {
+            f"{cdn}/saq-a.js": serve("commercehub-saq-a.js", "application/javascript"),
+            f"{cdn}/field.html": serve("field-frame.html", "text/html"),
+            "https://connect-cert.fiservapps.com/ch/fake-sdc-submit": submit,
+        },
+        {},
+    )
+
+
+def fill_fiserv(tab: Page, prefix: str, number: str) -> None:
+    box = tab.frame_locator(f"#{prefix}-ch-cardNumber iframe").locator("input")
+    box.wait_for()
+    box.fill(number)
+
+
+def test_pay_a_deposit_then_the_rest_through_the_commercehub_iframe(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, fiserv: FakeFiserv
+) -> None:
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "fiserv", fiserv_api.API_SECRET, FISERV_FIELDS)
+    invoice = shop.invoice(gateway="fiserv", allowedPaymentMethods="CardOnly",
+                           partialPaymentMode="FixedDeposit", requiredDepositAmount=30)  # fmt: skip
+    number = token_of_number(shop)
+    token = token_of(invoice)
+    wire = Wire(tab, site, fiserv_routes(fiserv))
+    errors = watch(tab)
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert fiserv.credentials == {}
+    fill_fiserv(tab, "card", "4111")
+    press_pay(tab)  # the iFrame refuses the number: the session is never charged
+    tab.wait_for_selector("#pay-message.error", timeout=15_000)
+    assert "valid card number" in tab.inner_text("#pay-message")
+    fill_fiserv(tab, "card", "4000000000000002")
+    press_pay(tab)
+    tab.wait_for_selector("#pay-message.error:has-text('declin')", timeout=15_000)
+    assert shop.read(number)["amountPaid"] == 0
+    fill_fiserv(tab, "card", "4111111111111111")
+    pay_and_wait(tab)
+    assert shop.read(number)["amountPaid"] == 30
+    tab.goto(f"{ORIGIN}/pay/{token}")
+    assert "$76.60" in tab.inner_text("#pay-submit")
+    fill_fiserv(tab, "card", "4111111111111111")
+    pay_and_wait(tab)
+    assert shop.read(number)["status"] == "Paid"
+    # One credentials session per press of Pay, bound to the pages' origin; each charge a
+    # PaymentSession of its own session, for the amount on the button.
+    assert {d["url"] for c in fiserv.credentials.values() for d in c["domains"]} == {
+        "http://localhost:8000"}  # the hub's public URL in tests  # fmt: skip
+    charges = fiserv.bodies("/ch/payments/v1/charges")
+    assert [Decimal(str(c["amount"]["total"])) for c in charges] == [
+        Decimal("30.00"), Decimal("30.00"), Decimal("76.60")]  # fmt: skip
+    assert [c["source"]["sessionId"] for c in charges] == list(fiserv.credentials)[1:]
+    assert not any("4111111111111111" in sent for sent in wire.to_payhub)
+    assert wire.stray == []
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_approve_a_schedule_request_through_the_commercehub_iframe(
+    tab: Page, site: TestClient[Litestar], sandbox_provider: Account, fiserv: FakeFiserv,
+    clock: FixedClock,
+) -> None:  # fmt: skip
+    shop = Shop(site, sandbox_provider)
+    put_credentials(shop, "fiserv", fiserv_api.API_SECRET, FISERV_FIELDS)
+    start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
+    body = {"gateway": "fiserv", "startAtUtc": start, "cadence": "Monthly", "amount": 40}
+    made = shop.ok(shop.client.post(f"{shop.base}/customers/{shop.customer_id}/schedule-requests",
+                                    headers=shop.headers, json=body), 201)  # fmt: skip
+    wire = Wire(tab, site, fiserv_routes(fiserv))
+    errors = watch(tab)
+    tab.goto(ORIGIN + urlsplit(made["approvalUrl"]).path)
+    fill_fiserv(tab, "approve", "4111111111111111")
+    press_approve(tab)
+    tab.wait_for_selector("#approved-method, #approve-error:not([hidden])", timeout=15_000)
+    assert tab.locator("#approve-error:not([hidden])").count() == 0, tab.inner_text("main")
+    assert "1111" in tab.inner_text("#approved-method")
+    assert len(fiserv.tokens) == 1
+    assert not any("4111111111111111" in sent for sent in wire.to_payhub)
     assert wire.stray == []
     assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -25,10 +25,8 @@ from litestar.testing import TestClient
 
 from payhub import PayHub
 from payhub.adapters.system import FixedClock
-from payhub_server.pages import routes as page_routes
-from payhub_server.pages.sessions import SessionBudget
+from payhub_server.pages.sessions import SessionBudget, set_budget
 from payhub_server.ratelimit import Budget
-from payhub_server.routes import approvals as approval_routes
 from tests.conftest import Account
 from tests.gateways.nuvei import fake as nuvei_api
 from tests.gateways.scenarios.base import Driver as Scenario
@@ -109,6 +107,20 @@ def _elavon_save(scenario: Scenario, session: dict[str, str]) -> str:
     return f"{token}|{scenario.fake.lightbox_token(token, '5111111111115555')}"
 
 
+def _fiserv_confirm(scenario: Scenario, session: dict[str, str], declined: bool) -> str:
+    number = "4000000000000002" if declined else "4111111111111111"
+    assert scenario.fake.submit_card(session["sessionId"], session["accessToken"], number)
+    return session["sessionId"]
+
+
+def _fiserv_amounts(scenario: Scenario) -> list[Decimal]:
+    return [Decimal(0) for _ in scenario.fake.credentials]
+
+
+def _fiserv_save(scenario: Scenario, session: dict[str, str]) -> str:
+    return _fiserv_confirm(scenario, session, False)
+
+
 @attrs.frozen
 class Case:
     public: dict[str, str]
@@ -139,6 +151,12 @@ CASES: dict[str, Case] = {
     "elavon": Case({}, "https://api.demo.convergepay.com", "https://api.demo.convergepay.com",
                    "https://api.convergepay.com", ("sessionToken",), _elavon_confirm,
                    _elavon_amounts, _elavon_save, vendor_binds_amount=False),
+    "fiserv": Case({}, "https://commercehub-secure-data-capture.fiservapps.com",
+                   "https://commercehub-secure-data-capture.fiservapps.com",
+                   "https://prod.api.fiservapps.com",
+                   ("sessionId", "accessToken", "publicKey", "keyId", "apiKey", "merchantId",
+                    "terminalId"), _fiserv_confirm, _fiserv_amounts, _fiserv_save,
+                   vendor_binds_amount=False),
 }  # fmt: skip
 
 
@@ -328,10 +346,10 @@ def test_the_embed_page_uses_the_same_session(
 
 
 def test_sessions_are_budgeted_per_link(
-    client: TestClient[Litestar], shop: Shop, scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Litestar], shop: Shop, scenario: Scenario
 ) -> None:
     case = CASES[scenario.name]
-    monkeypatch.setattr(page_routes, "SESSIONS", SessionBudget(Budget("s", 2, 600)))
+    set_budget(client.app.state, SessionBudget(Budget("s", 2, 600)))
     token = token_of(card_invoice(shop, scenario))
     attempt = open_page(client, token)["attemptToken"]
     assert [session(client, token, attempt).status_code for _ in range(3)] == [200, 200, 429]
@@ -344,7 +362,7 @@ def test_sessions_are_budgeted_per_link(
 
 
 def test_the_approval_page_saves_a_card_under_a_session(
-    shop: Shop, clock: FixedClock, scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+    shop: Shop, clock: FixedClock, scenario: Scenario
 ) -> None:
     case = CASES[scenario.name]
     start = (clock.now() + timedelta(days=2)).isoformat().replace("+00:00", "Z")
@@ -368,7 +386,7 @@ def test_the_approval_page_saves_a_card_under_a_session(
     assert "Schedule approved" in shop.client.get(path).text
     done = shop.client.post(f"{path}/session", json={}, headers=SAME_ORIGIN)
     assert done.status_code == 409  # approved: nothing more to save
-    monkeypatch.setattr(approval_routes, "SESSIONS", SessionBudget(Budget("s", 1, 600)))
+    set_budget(shop.client.app.state, SessionBudget(Budget("s", 1, 600)))
     assert shop.client.post(f"{path}/session", json={}, headers=SAME_ORIGIN).status_code == 409
     assert shop.client.post(f"{path}/session", json={}, headers=SAME_ORIGIN).status_code == 429
 
