@@ -269,9 +269,7 @@ def test_a_request_on_a_gateway_without_a_pay_page_is_refused_and_says_why(
     put = shop.put("/credentials/forte", {"apiSecret": "s", "environment": "Sandbox"})
     assert put.status_code == 200, put.text
     cid = customer["customerId"]
-    refused = shop.post(
-        f"/customers/{cid}/schedule-requests", request_body(clock, gateway="forte")
-    )
+    refused = shop.post(f"/customers/{cid}/schedule-requests", request_body(clock, gateway="forte"))
     assert refused.status_code == 400, refused.text
     problem = refused.json()
     assert problem["errors"][0]["field"] == "gateway"
