@@ -1152,6 +1152,48 @@ class MakesPayPageSessions(Protocol):
     def pay_page_session(self, creds: GatewayCredentials, origin: str) -> dict[str, str]: ...
 
 
+@attrs.frozen
+class CheckoutRequest:
+    """An amount-bound pay-page session: what the payer chose on the page, already checked by
+    the invoice's rules against its balance (``amount``), or ``None`` on the schedule approval
+    page, where the card is only verified and saved. ``capture`` is False for authorize-only
+    invoices. ``idempotency_key`` is unique per session; ``origin`` is the pages' origin."""
+
+    amount: Money | None
+    capture: bool
+    idempotency_key: str
+    origin: str
+    description: str | None = None
+    currency: str = "USD"  # the amount's, or on the approval page the schedule's
+
+
+@attrs.frozen
+class PayPageCheckout:
+    """A vendor session made for one amount. ``reference`` is the vendor's id of it (PayPal's
+    order id...), which the page's payment token must name; ``public`` is all the page sees."""
+
+    reference: str
+    public: dict[str, str]
+
+
+@runtime_checkable
+class MakesPayPageCheckouts(Protocol):
+    """A gateway whose browser SDK needs a session bound to the amount the payer picks on the
+    page (PayPal's order, Adyen's /sessions, Nuvei's openOrder...), made through the adapter
+    with the merchant's credentials when the payer presses Pay, before the card is tokenized.
+
+    ``checkout_reference`` reads back which session a payment token from that page belongs to
+    (``None`` when it belongs to none), so the pay page can refuse a token whose session was
+    made for another amount. Both raise the ``payhub.domain.payments`` failures like every call.
+    """
+
+    def pay_page_checkout(
+        self, creds: GatewayCredentials, request: CheckoutRequest
+    ) -> PayPageCheckout: ...
+
+    def checkout_reference(self, payment_token: str) -> str | None: ...
+
+
 # --- messaging -----------------------------------------------------------------------------
 
 

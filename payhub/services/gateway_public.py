@@ -12,8 +12,14 @@ from urllib.parse import urlsplit
 import structlog
 
 from payhub.domain.environments import Environment
-from payhub.domain.errors import PayHubError
-from payhub.ports import Gateway, MakesPayPageSessions
+from payhub.domain.errors import Conflict, NotFound, PayHubError
+from payhub.ports import (
+    CheckoutRequest,
+    Gateway,
+    MakesPayPageCheckouts,
+    MakesPayPageSessions,
+    PayPageCheckout,
+)
 from payhub.services.deps import Deps
 from payhub.services.gateway_access import open_credentials
 
@@ -61,3 +67,34 @@ def pay_page_session(
     except PayHubError as e:  # credentials unset, gateway down or refusing: no session
         log.info("pay_page_session_failed", gateway=gateway, error=type(e).__name__)
         return {}
+
+
+def saving_checkout(
+    deps: Deps,
+    gateways: dict[str, Gateway],
+    merchant_id: str,
+    gateway: str,
+    key: str,
+    currency: str = "USD",
+) -> PayPageCheckout:
+    """The session a schedule approval page saves a card under, on a gateway whose sessions
+    are made through ``MakesPayPageCheckouts``: no amount (the card is verified and saved,
+    nothing is charged). Raises the adapter's failures and 409 when the gateway makes none."""
+    adapter = gateways.get(gateway)
+    info = deps.catalog.named(gateway)
+    if not isinstance(adapter, MakesPayPageCheckouts) or info is None:
+        raise Conflict(f"the gateway {gateway} makes no pay-page sessions")
+    with deps.store.unit_of_work(readonly=True) as uow:
+        merchant = uow.merchants.get(merchant_id)
+        if merchant is None:  # pragma: no cover - a request's merchant is never deleted
+            raise NotFound("the merchant is gone")
+        creds = open_credentials(uow, deps.secrets, merchant_id, merchant.external_reference, info)
+    public = urlsplit(deps.public_url)
+    request = CheckoutRequest(
+        amount=None,
+        capture=False,
+        idempotency_key=key,
+        origin=f"{public.scheme}://{public.netloc}",
+        currency=currency,
+    )
+    return adapter.pay_page_checkout(creds, request)

@@ -123,10 +123,18 @@ from payhub.domain.payments import (
     Transaction,
     TxStatus,
 )
-from payhub.ports import Gateway, InvoiceSettings, UnitOfWork
+from payhub.ports import (
+    CheckoutRequest,
+    Gateway,
+    InvoiceSettings,
+    MakesPayPageCheckouts,
+    PayPageCheckout,
+    UnitOfWork,
+)
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
 from payhub.services.events import emit_for
+from payhub.services.gateway_access import open_credentials
 from payhub.services.locations import pick_location
 from payhub.services.merchants import day_range, find_merchant
 from payhub.services.paging import Page, check_cursor, check_limit, page_of
@@ -869,6 +877,45 @@ def _last4(phone: str | None) -> str | None:
 
 
 @attrs.frozen
+class PageCheckout:
+    """The amount-bound session a pay-page payment was started with (``PayPages.checkout``),
+    as the page hands it back when it pays: the amount it was made for and the vendor's id."""
+
+    amount: Decimal
+    reference: str
+
+
+@attrs.frozen
+class MadeCheckout:
+    """A session made for the payer's chosen amount: ``amount`` as the invoice's rules
+    accepted it, ``made`` the vendor's session (its reference and its public values)."""
+
+    amount: Money
+    made: PayPageCheckout
+
+
+def _check_checkout(
+    adapter: MakesPayPageCheckouts, checkout: PageCheckout | None, wanted: Money, token: str
+) -> None:
+    """A gateway whose sessions are bound to an amount takes only a token of the session made
+    for exactly this amount (a session for 10.00 cannot pay 100.00), else 400."""
+    if checkout is None:
+        raise ValidationError.for_field(
+            "checkoutToken", "is required on this gateway: start the payment again"
+        )
+    if checkout.amount != wanted.amount:
+        raise ValidationError.for_field(
+            "amount",
+            f"must be {checkout.amount} {wanted.currency}, the amount this payment was started"
+            " with: start the payment again",
+        )
+    if adapter.checkout_reference(token) != checkout.reference:
+        raise ValidationError.for_field(
+            "paymentMethodToken", "does not belong to this payment: start the payment again"
+        )
+
+
+@attrs.frozen
 class _Held:
     """An attempt's reservation: what the gateway call needs."""
 
@@ -961,8 +1008,12 @@ class PayPages:
         debit_authorized: bool = False,
         payer_ip: str | None = None,
         payer_agent: str | None = None,
+        checkout: PageCheckout | None = None,
     ) -> PayResult:
         """Pay the invoice (``amount`` None: the full balance) by a hosted-fields token.
+
+        On a gateway whose pay-page sessions are bound to an amount (``checkout``), the
+        amount and the token must be those of the session ``checkout`` made (400 otherwise).
 
         409: Paid or Void, or another attempt in flight; 400: amount or method not allowed;
         402: declined (nothing changes). Repeating an attempt id never charges twice: a
@@ -980,7 +1031,7 @@ class PayPages:
                 "debitAuthorization",
                 "must be true: the payer authorizes the bank debit before it is sent",
             )
-        held = self._reserve(pay_token, attempt, token, amount, method_type)
+        held = self._reserve(pay_token, attempt, token, amount, method_type, checkout)
         if isinstance(held, PayResult):
             return held
         invoice, merchant, key, wanted = held.invoice, held.merchant, held.key, held.amount
@@ -1043,6 +1094,7 @@ class PayPages:
         token: str,
         amount: Decimal | None,
         method_type: MethodType,
+        checkout: PageCheckout | None = None,
     ) -> _Held | PayResult:
         """Check the rules and hold the amount for this attempt under the invoice's lock;
         a finished attempt gives its recorded result instead."""
@@ -1071,10 +1123,47 @@ class PayPages:
                 else:
                     wanted = check_payment(invoice, amount, method_type)
                     Payments.check_method(info, method_type, capture=not invoice.authorize_only)
+                    adapter = self._gateways.get(info.name)
+                    if isinstance(adapter, MakesPayPageCheckouts):
+                        _check_checkout(adapter, checkout, wanted, token)
                     reserve(invoice, wanted, attempt, now)
                     uow.invoices.save(invoice)
                 return _Held(invoice, merchant, environment, key, wanted)
         raise Conflict("a payment on this invoice is already in progress")  # pragma: no cover
+
+    def checkout(
+        self,
+        pay_token: str,
+        *,
+        amount: Decimal | None,
+        method_type: MethodType,
+        origin: str,
+        session_id: str,
+    ) -> MadeCheckout:
+        """Make the gateway's session for the amount the payer chose (``None``: the balance),
+        checked by the same rules as the payment itself (``check_payment``: 400 or 409), with
+        the merchant's credentials through the adapter; 409 when the gateway makes none."""
+        with self._d.store.unit_of_work(readonly=True) as uow:
+            invoice = self._load(uow, pay_token)
+            merchant = self._merchant(uow, invoice)
+            info = self._d.catalog.get(invoice.gateway, _environment(uow, merchant))
+            wanted = check_payment(invoice, amount, method_type)
+            Payments.check_method(info, method_type, capture=not invoice.authorize_only)
+            adapter = self._gateways.get(info.name)
+            if not isinstance(adapter, MakesPayPageCheckouts):
+                raise Conflict(f"{info.display_name} makes no amount-bound pay-page sessions")
+            creds = open_credentials(
+                uow, self._d.secrets, merchant.id, merchant.external_reference, info
+            )
+        request = CheckoutRequest(
+            amount=wanted,
+            capture=not invoice.authorize_only,
+            idempotency_key=f"{attempt_gateway_key(invoice, session_id)}-s",
+            origin=origin,
+            description=f"Invoice {invoice.number}",
+            currency=wanted.currency,
+        )
+        return MadeCheckout(wanted, adapter.pay_page_checkout(creds, request))
 
     def _release(self, pay_token: str, attempt: str) -> None:
         with self._d.store.unit_of_work() as uow:

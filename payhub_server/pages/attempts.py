@@ -95,3 +95,48 @@ def verify(key: bytes, purpose: Purpose, pay_token: str, token: object, now: dat
     if now.timestamp() >= expires:
         raise AttemptRefused("this page has been open too long: reload it to continue")
     return Attempt(purpose=purpose, nonce=nonce, expires_at=expires)
+
+
+# --- amount-bound sessions ---------------------------------------------------------------
+# ``POST /pay/{token}/session`` makes the gateway's session for the amount the payer chose and
+# answers a checkout token binding that amount to the vendor's session id:
+# ``chk.<payload>.<expires>.<mac>``, payload = base64url("<amount>\n<reference>"), the MAC over
+# purpose, pay token, payload and expiry under the attempt key. The payment post hands it back;
+# the server then charges only that amount with only that session's token.
+
+_CHECKOUT = "chk"
+_MAX_CHECKOUT = 1200
+
+
+@attrs.frozen
+class Checkout:
+    """A verified checkout token: the amount (plain decimal text) and the vendor's session."""
+
+    amount: str
+    reference: str
+
+
+def issue_checkout(key: bytes, pay_token: str, amount: str, reference: str, now: datetime) -> str:
+    payload = _b64(f"{amount}\n{reference}".encode())
+    expires = int((now + LIFETIME).timestamp())
+    return f"{_CHECKOUT}.{payload}.{expires}.{_mac(key, _CHECKOUT, pay_token, payload, expires)}"
+
+
+def verify_checkout(key: bytes, pay_token: str, token: object, now: datetime) -> Checkout:
+    """The session a posted checkout token stands for; ``AttemptRefused`` (403) otherwise."""
+    refused = AttemptRefused("the payment carried no valid checkout token: start it again")
+    if not isinstance(token, str) or len(token) > _MAX_CHECKOUT:
+        raise refused
+    parts = token.split(".")
+    if len(parts) != 4 or parts[0] != _CHECKOUT or not parts[2].isdigit():
+        raise refused
+    _, payload, expires_text, mac = parts
+    expires = int(expires_text)
+    expected = _mac(key, _CHECKOUT, pay_token, payload, expires)
+    if not hmac.compare_digest(expected.encode(), mac.encode()):
+        raise refused
+    if now.timestamp() >= expires:
+        raise AttemptRefused("this page has been open too long: reload it to continue")
+    text = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    amount, _, reference = text.partition("\n")
+    return Checkout(amount=amount, reference=reference)

@@ -238,6 +238,7 @@ def urls_for(pay_token: str, embedded: bool) -> dict[str, str]:
         "receipt": f"{base}/receipt",
         "receipt_pdf": f"{base}/receipt.pdf",
         "payments": f"{base}/payments",
+        "session": f"{base}/session",
         "sms_consent": f"{base}/sms-consent",
     }
 
@@ -271,6 +272,7 @@ def page_config(
         "urls": {
             "page": urls["page"],
             "payments": urls["payments"],
+            "session": urls["session"],
             "smsConsent": urls["sms_consent"],
         },
     }

@@ -24,7 +24,14 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
-from payhub.domain.errors import Conflict, Forbidden, NotFound, PayHubError, ValidationError
+from payhub.domain.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    PayHubError,
+    RateLimited,
+    ValidationError,
+)
 from payhub.domain.payments import (
     Declined,
     GatewayError,
@@ -35,6 +42,7 @@ from payhub.domain.payments import (
 )
 from payhub.hub import PayHub
 from payhub.services.gateway_public import pay_page_session, public_fields
+from payhub.services.invoices import PageCheckout
 from payhub_server.decoding import BodyRefused, decode_body
 from payhub_server.deps import PUBLIC, Hub
 from payhub_server.encoding import encode
@@ -52,6 +60,7 @@ from payhub_server.pages.presenters import (
     vendor_hosts,
 )
 from payhub_server.pages.render import NOT_FOUND_TEXT, html_page, message_page, security_headers
+from payhub_server.pages.sessions import budget_of
 from payhub_server.problems import PROBLEM_JSON
 
 T = TypeVar("T")
@@ -68,6 +77,17 @@ class PaymentIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     amount: Decimal | None = None
     # The payer ticked the bank debit authorization the page shows (required for BankAccount).
     debit_authorization: bool = False
+    checkout_token: str | None = None
+
+
+class CheckoutIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    """What the page's driver posts before tokenizing on a gateway whose session is bound to
+    the amount (``POST /pay/{token}/session``): the amount the payer chose, as the page's
+    amount parser normalised it (a decimal string; ``None``: the full balance)."""
+
+    attempt_token: str
+    method_type: MethodType = MethodType.CARD
+    amount: Decimal | None = None
 
 
 class ConsentIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -175,6 +195,8 @@ def _problem(request: Request[Any, Any, Any], error: PayHubError, **extra: Any) 
     body.update(extra)
     headers = security_headers()
     headers.pop("Content-Security-Policy")
+    if isinstance(error, RateLimited):
+        headers["Retry-After"] = str(error.retry_after)
     return Response(
         encode(body), status_code=error.status, media_type=PROBLEM_JSON, headers=headers
     )
@@ -188,7 +210,12 @@ def _json(body: dict[str, Any], status: int = 200) -> Response[bytes]:
 
 
 def _pay(
-    hub: PayHub, token: str, data: PaymentIn, attempt_id: str, payer: tuple[str | None, str | None]
+    hub: PayHub,
+    token: str,
+    data: PaymentIn,
+    attempt_id: str,
+    payer: tuple[str | None, str | None],
+    checkout: PageCheckout | None,
 ) -> dict[str, Any]:
     outcome = hub.pay_pages.pay(
         token,
@@ -199,12 +226,42 @@ def _pay(
         debit_authorized=data.debit_authorization,
         payer_ip=payer[0],
         payer_agent=payer[1],
+        checkout=checkout,
     )
     return payment_result(outcome)
 
 
+def _origin(hub: PayHub) -> str:
+    public = urlsplit(hub.deps.public_url)
+    return f"{public.scheme}://{public.netloc}"
+
+
+def _checkout(hub: PayHub, token: str, data: CheckoutIn) -> dict[str, Any]:
+    """Make the gateway's session for the chosen amount and sign what the payment must match."""
+    made = hub.pay_pages.checkout(
+        token,
+        amount=data.amount,
+        method_type=data.method_type,
+        origin=_origin(hub),
+        session_id=hub.deps.randomness.token_bytes(16).hex(),
+    )
+    amount = str(made.amount.amount)
+    return {
+        "checkoutToken": attempts.issue_checkout(
+            _key(hub), token, amount, made.made.reference, hub.deps.clock.now()
+        ),
+        "amount": amount,
+        "currency": made.amount.currency,
+        "session": made.made.public,
+    }
+
+
 def _consent(hub: PayHub, token: str, phone: str | None) -> dict[str, Any]:
     return consent_result(hub.pay_pages.give_sms_consent(token, phone=phone))
+
+
+problem_answer = _problem  # the approval page's JSON post answers the same way
+json_answer = _json
 
 
 class PayPageController(Controller):
@@ -316,6 +373,12 @@ class PayPageController(Controller):
             attempt = attempts.verify(
                 _key(hub), attempts.Purpose.PAY, token, data.attempt_token, hub.deps.clock.now()
             )
+            checkout = None
+            if data.checkout_token is not None:
+                bound = attempts.verify_checkout(
+                    _key(hub), token, data.checkout_token, hub.deps.clock.now()
+                )
+                checkout = PageCheckout(Decimal(bound.amount), bound.reference)
         except PayHubError as e:
             return _problem(request, e)
         try:
@@ -324,7 +387,7 @@ class PayPageController(Controller):
             payer = (request.client.host if request.client else None,
                      request.headers.get("user-agent"))  # fmt: skip
             result = await anyio.to_thread.run_sync(
-                _pay, hub, token, data, attempt.attempt_id, payer
+                _pay, hub, token, data, attempt.attempt_id, payer, checkout
             )
         except GatewayTimeout as e:
             # The outcome is unknown: retrying with the same token asks the gateway again
@@ -337,6 +400,27 @@ class PayPageController(Controller):
             )  # fmt: skip
             return _problem(request, e, nextAttemptToken=fresh)
         return _json(result)
+
+    @post("/pay/{token:str}/session", status_code=200)
+    async def session(
+        self, request: Request[Any, Any, Any], hub: Hub, token: FromPath[str]
+    ) -> Response[bytes]:
+        """Make the gateway's session for the amount the payer chose (PayPal's order, Adyen's
+        session...) before the driver tokenizes; the pay page's and the embed page's."""
+        body = await request.body()
+        try:
+            if not _TOKEN.match(token):
+                raise NotFound("no invoice at this address")
+            _check_same_origin(request, hub)
+            data = _decode(body, request.headers.get("content-type"), CheckoutIn)
+            attempts.verify(
+                _key(hub), attempts.Purpose.PAY, token, data.attempt_token, hub.deps.clock.now()
+            )
+            budget_of(request).take(f"pay:{token}")
+            made = await anyio.to_thread.run_sync(_checkout, hub, token, data)
+        except PayHubError as e:
+            return _problem(request, e)
+        return _json(made)
 
     @post("/pay/{token:str}/sms-consent", status_code=200)
     async def sms_consent(

@@ -27,12 +27,18 @@ from payhub.domain.money import Money, format_money
 from payhub.domain.payments import GatewayError, MethodType
 from payhub.domain.schedules import Cadence, priced, totals
 from payhub.hub import PayHub
-from payhub.services.gateway_public import pay_page_session, public_fields_and_mode
+from payhub.services.gateway_public import (
+    pay_page_session,
+    public_fields_and_mode,
+    saving_checkout,
+)
 from payhub.services.schedule_requests import ApprovalView
 from payhub_server.deps import PUBLIC, Hub
 from payhub_server.pages.drivers import fields_for, needs_session
 from payhub_server.pages.formats import local_date, local_time
 from payhub_server.pages.render import html_page, message_page
+from payhub_server.pages.routes import json_answer, problem_answer
+from payhub_server.pages.sessions import budget_of
 
 _STATIC = Path(__file__).resolve().parent.parent / "static"
 _ASSETS = {"approve.js": "text/javascript", "approve.css": "text/css"}
@@ -195,6 +201,50 @@ async def approve_schedule(
     return await anyio.to_thread.run_sync(_approve, hub, token, fields)
 
 
+def _saving_session(hub: PayHub, token: str) -> dict[str, Any]:
+    view = hub.approvals.view(token)
+    if view.form_token is None:
+        raise Conflict("this schedule request can no longer be approved")
+    made = saving_checkout(
+        hub.deps,
+        hub.gateway_adapters,
+        view.request.merchant_id,
+        view.gateway.name,
+        f"apr-{hub.deps.randomness.token_bytes(16).hex()}",
+        view.request.currency,
+    )
+    return {"session": made.public}
+
+
+@post("/approve/{token:str}/session", opt=PUBLIC, include_in_schema=False, status_code=200)
+async def approval_session(
+    token: FromPath[str], request: Request[Any, Any, Any], hub: Hub
+) -> Response[bytes]:
+    """The session the approval page's driver saves the card under, on a gateway whose
+    sessions are made per payment (PayPal's vault setup token...): no amount, nothing charged.
+    JSON in and out (problem+json); same-origin only; budgeted per link like the pay page's."""
+    try:
+        if not _same_origin(request):
+            raise Forbidden("this form can only be sent from its own page")
+        content_type = request.headers.get("content-type") or ""
+        if not content_type.lower().startswith("application/json"):
+            raise _NotJson()
+        budget_of(request).take(f"approve:{token}")
+        made = await anyio.to_thread.run_sync(_saving_session, hub, token)
+    except PayHubError as e:
+        return problem_answer(request, e)
+    return json_answer(made)
+
+
+class _NotJson(PayHubError):
+    status = 415
+    code = "unsupported-media-type"
+    title = "Send JSON"
+
+    def __init__(self) -> None:
+        super().__init__("the approval page's session is asked for with application/json")
+
+
 @get("/approve-assets/{name:str}", opt=PUBLIC, sync_to_thread=False, include_in_schema=False)
 def approval_asset(name: FromPath[str]) -> Response[bytes]:
     """The approval page's script and stylesheet (a fixed list)."""
@@ -206,4 +256,4 @@ def approval_asset(name: FromPath[str]) -> Response[bytes]:
     return Response(body, media_type=media, headers=headers)
 
 
-APPROVAL_HANDLERS = [approval_page, approve_schedule, approval_asset]
+APPROVAL_HANDLERS = [approval_page, approve_schedule, approval_session, approval_asset]

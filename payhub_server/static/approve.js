@@ -11,7 +11,24 @@
   var driver = settings.gateway === "simulator" ? window.PayHubSimulator
     : (window.PayHubFields && window.PayHubFields[settings.gateway]);
   if (!form || !mount || !driver) return;
-  var fields = driver.createFields(mount, {type: "card", idPrefix: "approve", config: settings.config});
+  var fields = driver.createFields(mount, {type: "card", idPrefix: "approve", config: settings.config, save: true});
+  // Gateways whose session is made per payment (PayPal's vault setup token...): the driver's
+  // tokenize(context) calls context.checkout() for the session the card is saved under.
+  function checkout() {
+    return fetch(form.getAttribute("action") + "/session", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "Accept": "application/json"},
+      body: "{}"
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (body) {
+        if (!response.ok) throw new Error(body.payerMessage || body.detail || "The card could not be checked. Try again.");
+        return body.session || {};
+      });
+    }, function () {
+      throw new Error("The connection failed. Check your connection and try again.");
+    });
+  }
   var error = document.getElementById("approve-error");
   var button = document.getElementById("approve-button");
   var submitting = false;
@@ -23,7 +40,7 @@
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     error.hidden = true;
-    fields.tokenize().then(function (result) {
+    fields.tokenize({amount: null, checkout: checkout}).then(function (result) {
       document.getElementById("payment-method-token").value = result.token;
       document.getElementById("method-type").value = result.type;
       form.submit();

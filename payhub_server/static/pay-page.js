@@ -75,7 +75,8 @@
       var driver = hf.gateway === "simulator" ? window.PayHubSimulator
         : (window.PayHubFields && window.PayHubFields[hf.gateway]);
       if (driver) {
-        fields[method] = driver.createFields(el, {type: type, idPrefix: type, config: hf.config});
+        fields[method] = driver.createFields(el, {type: type, idPrefix: type, config: hf.config,
+                                                 currency: cfg.currency, authorizeOnly: !!cfg.authorizeOnly});
       }
     }
     make("Card", "card-fields", "card");
@@ -213,19 +214,44 @@
     // method and amount), so the server asks the gateway again under the same key: the payer
     // can retry at once and is never charged twice.
     var pending = null;
-    function send(token, m, amount) {
+    // Gateways whose session is bound to the amount (PayPal's order, Adyen's session...): the
+    // driver's tokenize(context) calls context.checkout() when it needs the session, which asks
+    // the server to make it for exactly the amount on the button (POST urls.session) and keeps
+    // the signed checkout token the payment then carries (the server refuses any other amount).
+    var checkoutToken = null;
+    function checkout(amount, m) {
+      return fetch(cfg.urls.session, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "Accept": "application/json"},
+        body: JSON.stringify({attemptToken: attemptToken, amount: amount, methodType: m})
+      }).then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          if (!response.ok) {
+            throw new Error(body.payerMessage || body.detail || "The payment could not be started. Try again.");
+          }
+          checkoutToken = body.checkoutToken;
+          return body.session || {};
+        });
+      }, function () {
+        throw new Error("The connection failed. Check your connection and try again.");
+      });
+    }
+    function send(token, m, amount, sentCheckout) {
+      var bound = sentCheckout === undefined ? checkoutToken : sentCheckout;
       return fetch(cfg.urls.payments, {
         method: "POST",
         credentials: "same-origin",
         headers: {"Content-Type": "application/json", "Accept": "application/json"},
         body: JSON.stringify({attemptToken: attemptToken, amount: amount, paymentMethodToken: token, methodType: m,
-                              debitAuthorization: m === "BankAccount" && !!(document.getElementById("ach-accept") || {}).checked})
+                              debitAuthorization: m === "BankAccount" && !!(document.getElementById("ach-accept") || {}).checked,
+                              checkoutToken: bound})
       }).then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (body) {
-          return {ok: response.ok, status: response.status, body: body, sent: {token: token, method: m, amount: amount}};
+          return {ok: response.ok, status: response.status, body: body, sent: {token: token, method: m, amount: amount, checkout: bound}};
         });
       }, function () {
-        return {ok: false, status: 0, sent: {token: token, method: m, amount: amount},
+        return {ok: false, status: 0, sent: {token: token, method: m, amount: amount, checkout: bound},
                 body: {detail: "The connection failed. Check your connection and press " + button.textContent.trim() + " again; you will not be charged twice."}};
       });
     }
@@ -238,7 +264,7 @@
       if (pending) {
         var again = pending;
         busy(true, again.amount);
-        attempt = send(again.token, again.method, again.amount);
+        attempt = send(again.token, again.method, again.amount, again.checkout);
       } else {
         var amount = amountToPay();
         if (amount === null) return;
@@ -253,9 +279,12 @@
         }
         if (accept) accept.removeAttribute("aria-invalid");
         busy(true, amount);
-        // The amount goes to drivers whose bank flow is bound to it (Stripe's Payment Element,
-        // Square's ACH); card drivers ignore it.
-        attempt = hosted.tokenize({amount: amount, currency: cfg.currency}).then(function (result) {
+        checkoutToken = null;
+        // The amount goes to drivers whose session (PayPal's order, Nuvei's openOrder) or bank
+        // flow (Stripe's Payment Element) is bound to it; the others ignore it.
+        var context = {amount: amount, currency: cfg.currency,
+                       checkout: function () { return checkout(amount, m); }};
+        attempt = hosted.tokenize(context).then(function (result) {
           return send(result.token, m, amount);
         }, function (error) {
           return {ok: false, status: -1, body: {detail: (error && error.message) || "Check the payment details."}, field: true};

@@ -24,7 +24,7 @@ from payhub import PayHub
 from payhub.adapters.gateways import registry
 from payhub.adapters.gateways.folder import FIELDS_SCRIPT, GatewayFolder
 from payhub.adapters.system import FixedClock
-from payhub.ports import Gateway, MakesPayPageSessions
+from payhub.ports import Gateway, MakesPayPageCheckouts, MakesPayPageSessions
 from tests.conftest import Account
 
 GATEWAYS_DIR = Path(registry.__file__).resolve().parent
@@ -72,11 +72,15 @@ def test_each_folder_provides_every_part(name: str) -> None:
         assert folder.page.sdk_live
         assert folder.page.hosts_sandbox.script
         assert folder.page.hosts_live.script
-        # the values its browser SDK needs: public ones the merchant sets, or ones the
-        # adapter makes server-side per page view (then the adapter can make them)
-        assert folder.info.public_fields or folder.page.session
+        # the values its browser SDK needs: public ones the merchant sets, ones the adapter
+        # makes server-side per page view (then the adapter can make them), or a session the
+        # adapter makes for the amount the payer picks (MakesPayPageCheckouts)
+        checkouts = isinstance(adapter, MakesPayPageCheckouts)
+        assert folder.info.public_fields or folder.page.session or checkouts
         if folder.page.session:
             assert isinstance(adapter, MakesPayPageSessions)
+    if isinstance(adapter, MakesPayPageCheckouts):  # its sessions are only for its pages
+        assert folder.page is not None
 
 
 TESTS_DIR = Path(__file__).resolve().parent

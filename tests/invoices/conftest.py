@@ -49,8 +49,8 @@ def shop(
 ) -> Invoicing:
     make_merchant(sandbox_provider, OWNER_REF, "Acme Plumbing")
     shop = Invoicing(client, hub, sandbox_provider, OWNER_REF)
-    # checkout-com: card-only with hosted checkout; paypal: no hosted checkout yet.
-    for gateway in ("simulator", "checkout-com", "paypal"):
+    # checkout-com: card-only with hosted checkout; forte: no hosted checkout (no driver).
+    for gateway in ("simulator", "checkout-com", "forte"):
         shop.ok(shop.put(f"/credentials/{gateway}", {"apiSecret": "s", "environment": "Sandbox"}))
     return shop
 

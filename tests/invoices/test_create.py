@@ -120,7 +120,7 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"gateway": "checkout-com"}, "allowedPaymentMethods"),  # Both needs ACH
     ({"gateway": "checkout-com", "allowedPaymentMethods": "BankAccountOnly"},
      "allowedPaymentMethods"),
-    ({"gateway": "paypal", "allowedPaymentMethods": "CardOnly"}, "gateway"),  # no pay page yet
+    ({"gateway": "forte", "allowedPaymentMethods": "CardOnly"}, "gateway"),  # no pay page
     ({"partialPaymentMode": "FixedDeposit"}, "requiredDepositAmount"),
     ({"partialPaymentMode": "FixedDeposit", "requiredDepositAmount": 0}, "requiredDepositAmount"),
     ({"partialPaymentMode": "FixedDeposit", "requiredDepositAmount": 25}, "requiredDepositAmount"),

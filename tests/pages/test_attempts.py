@@ -61,3 +61,41 @@ def test_a_tampered_expiry_is_refused() -> None:
     forged = f"{purpose}.{nonce}.{int(expires) + 86400}.{mac}"
     with pytest.raises(AttemptRefused):
         attempts.verify(KEY, Purpose.PAY, "paytoken-aaaaaaaaaaaa", forged, NOW)
+
+
+# --- checkout tokens: the amount and vendor session a pay-page session was made for -------
+
+_AMOUNTS = st.decimals(min_value=0, max_value=10**9, places=2, allow_nan=False)
+_REFERENCES = st.text(alphabet=st.characters(codec="ascii", exclude_categories=("Cc",)),
+                      min_size=1, max_size=300)  # fmt: skip
+
+
+@given(amount=_AMOUNTS, reference=_REFERENCES)
+def test_a_checkout_token_gives_back_its_amount_and_session(amount: object, reference: str) -> None:
+    token = attempts.issue_checkout(KEY, "paytoken-aaaaaaaaaaaa", str(amount), reference, NOW)
+    bound = attempts.verify_checkout(KEY, "paytoken-aaaaaaaaaaaa", token, NOW)
+    assert (bound.amount, bound.reference) == (str(amount), reference)
+
+
+@pytest.mark.parametrize(
+    ("pay_token", "key", "at", "change"),
+    [
+        ("paytoken-bbbbbbbbbbbb", KEY, NOW, None),  # another invoice's link
+        ("paytoken-aaaaaaaaaaaa", attempts.derive_key(b"x" * 32), NOW, None),  # another key
+        ("paytoken-aaaaaaaaaaaa", KEY, NOW + attempts.LIFETIME, None),  # expired
+        ("paytoken-aaaaaaaaaaaa", KEY, NOW, "amount"),  # 10.00 made into 100.00
+        ("paytoken-aaaaaaaaaaaa", KEY, NOW, "purpose"),  # an attempt token's shape
+    ],
+)
+def test_a_checkout_token_is_refused_elsewhere_or_altered(
+    pay_token: str, key: bytes, at: datetime, change: str | None
+) -> None:
+    token = attempts.issue_checkout(KEY, "paytoken-aaaaaaaaaaaa", "10.00", "ORDER-1", NOW)
+    if change == "amount":
+        parts = token.split(".")
+        parts[1] = attempts._b64(b"100.00\nORDER-1")
+        token = ".".join(parts)
+    elif change == "purpose":
+        token = "pay." + token.split(".", 1)[1]
+    with pytest.raises(AttemptRefused):
+        attempts.verify_checkout(key, pay_token, token, at)

@@ -231,7 +231,7 @@ def test_simulator_pages_open_no_vendor_host(shop: Shop) -> None:
 
 
 def test_only_known_drivers_are_served(client: TestClient[Litestar]) -> None:
-    for name in ("paypal.js", "..%2Fpay-page.js", "stripe", "simulator.js"):
+    for name in ("forte.js", "..%2Fpay-page.js", "stripe", "simulator.js"):
         assert client.get(f"/static/fields/{name}").status_code == 404, name
 
 

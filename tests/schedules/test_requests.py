@@ -263,14 +263,13 @@ def test_an_invoice_request_keeps_the_addresses_it_is_sent(
 def test_a_request_on_a_gateway_without_a_pay_page_is_refused_and_says_why(
     shop: Shop, customer: dict[str, Any], clock: FixedClock
 ) -> None:
-    # PayPal can charge saved cards through the API, but its Card Fields are not on payhub's
-    # approval page yet, so the customer could never approve the request.
-    put = shop.put("/credentials/paypal", {"apiSecret": "s", "environment": "Sandbox"})
+    # Forte can charge saved cards through the API, but it has no driver on payhub's approval
+    # page (Forte.js reads the card from the page's own inputs), so the customer could never
+    # approve the request.
+    put = shop.put("/credentials/forte", {"apiSecret": "s", "environment": "Sandbox"})
     assert put.status_code == 200, put.text
     cid = customer["customerId"]
-    refused = shop.post(
-        f"/customers/{cid}/schedule-requests", request_body(clock, gateway="paypal")
-    )
+    refused = shop.post(f"/customers/{cid}/schedule-requests", request_body(clock, gateway="forte"))
     assert refused.status_code == 400, refused.text
     problem = refused.json()
     assert problem["errors"][0]["field"] == "gateway"

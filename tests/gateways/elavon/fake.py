@@ -27,6 +27,12 @@ Checkout.js tokens the fake knows: ``ck_visa`` (Visa 4444, 12/30), ``ck_masterca
 ``ck_expired`` (54 EXPIRED CARD), ``ck_cvv`` (N7 DECLINED CVV2), ``ck_stolen``
 (43 PICK UP CARD).
 
+The Lightbox (Converge Hosted Payments): ``POST /hosted-payments/transaction_token`` with the
+terminal's credentials as a form answers a session token as plain text (``4025 ...`` for bad
+credentials); ``lightbox_token(session, number)`` plays the lightbox of a ``ccgettoken`` session
+with ``ssl_add_token=Y``: the typed card (matched to the cards above by its last four digits)
+goes to Card Manager and its ``ssl_token`` comes back.
+
 Knobs: ``fail_next(status)``; ``timeout_next(after_processing=...)``; ``requests`` keeps each
 parsed ``<txn>``.
 """
@@ -47,6 +53,7 @@ DEMO_HOST = "api.demo.convergepay.com"
 DEMO_PATH = "/VirtualMerchantDemo/processxml.do"
 LIVE_HOST = "api.convergepay.com"
 LIVE_PATH = "/VirtualMerchant/processxml.do"
+HOSTED_PATH = "/hosted-payments/transaction_token"
 
 
 @attrs.frozen
@@ -98,6 +105,7 @@ class FakeElavon:
     transactions: dict[str, Txn] = attrs.field(factory=dict)
     used: set[str] = attrs.field(factory=set)
     card_manager: dict[str, tuple[Card, str]] = attrs.field(factory=dict)
+    sessions: dict[str, dict[str, str]] = attrs.field(factory=dict)  # lightbox token -> form
     _next: int = 1
     _fail: int | None = None
     _timeout: str | None = None
@@ -107,6 +115,17 @@ class FakeElavon:
 
     def timeout_next(self, after_processing: bool = False) -> None:
         self._timeout = "after" if after_processing else "before"
+
+    def lightbox_token(self, session: str, number: str) -> str | None:
+        """The lightbox of a token session: the typed card into Card Manager, its ssl_token
+        (None for an unknown session or a number that matches no test card)."""
+        form = self.sessions.get(session)
+        card = next((c for c in CARDS.values() if number.endswith(c.last4)), None)
+        if form is None or card is None or form.get("ssl_transaction_type") != "ccgettoken":
+            return None
+        token = f"44219120{len(self.card_manager):04d}{card.last4}"
+        self.card_manager[token] = (card, "")
+        return token
 
     def sent(self, kind: str) -> list[ET.Element]:
         return [r for r in self.requests if _field(r, "ssl_transaction_type") == kind]
@@ -124,6 +143,12 @@ class FakeElavon:
             status, self._fail = self._fail, None
             return httpx.Response(status, text="<html>Service Unavailable</html>")
         host, path = (DEMO_HOST, DEMO_PATH) if self.sandbox else (LIVE_HOST, LIVE_PATH)
+        if (
+            request.method == "POST"
+            and request.url.host == host
+            and (request.url.path == HOSTED_PATH)
+        ):
+            return self._session(request)
         if request.method != "POST" or request.url.host != host or request.url.path != path:
             return httpx.Response(404, text="<html>Not Found</html>")
         if not request.headers.get("content-type", "").startswith(
@@ -173,6 +198,25 @@ class FakeElavon:
             return handlers[kind](txn)
         except _Refused as e:
             return _error(*e.args)
+
+    def _session(self, request: httpx.Request) -> httpx.Response:
+        form = {k: v[0] for k, v in parse_qs(request.content.decode(),
+                                               keep_blank_values=True).items()}  # fmt: skip
+        if (
+            form.get("ssl_merchant_id") != self.merchant_id
+            or form.get("ssl_user_id") != self.user_id
+            or form.get("ssl_pin") != self.pin
+        ):
+            return httpx.Response(200, text="4025 The credentials supplied are invalid.")
+        kind = form.get("ssl_transaction_type", "").lower()
+        if kind not in ("ccsale", "ccauthonly", "ccverify", "ccgettoken"):
+            return httpx.Response(200, text="4000 Invalid transaction type")
+        if kind in ("ccsale", "ccauthonly") and not form.get("ssl_amount"):
+            return httpx.Response(200, text="5091 Invalid amount")
+        token = f"{len(self.sessions):04d}FakeLightboxSessionToken{self._next:06d}"
+        self._next += 1
+        self.sessions[token] = form
+        return httpx.Response(200, text=token)
 
     # --- operations -------------------------------------------------------------------
 

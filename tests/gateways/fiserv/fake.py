@@ -18,6 +18,12 @@ Hosted sessions (``source.sessionId``)::
     session-decline-<NN>   DECLINED, hostResponseCode NN
     anything else          400 GATEWAY error on source.sessionId
 
+Secure Data Capture (Fiserv/Commerce-Hub docs, "Security Credentials" and "iFrame v2
+Integration Guide"): ``/payments-vas/v1/security/credentials`` with ``domains`` (``[{url}]``)
+answers ``sessionId``, ``accessToken``, ``publicKey`` and ``keyId``; the session can be charged
+once the iFrame submitted a card into it (``submit_card(sessionId, accessToken, number)``:
+4111 1111 1111 1111 approves, 4000 0000 0000 0002 declines with hostResponseCode 05).
+
 Tokens made by ``/payments-vas/v1/tokens`` are charged as ``PaymentToken``/TRANSARMOR.
 ``fail_next()`` makes the next call answer 500.
 """
@@ -70,6 +76,9 @@ class FakeFiserv:
         self.tokens: dict[str, dict[str, str]] = {}
         self.requests: list[httpx.Request] = []
         self._sessions: dict[str, bool] = {"session-ok": True}
+        self.credentials: dict[str, dict[str, Any]] = {}  # sessionId -> answer (+ domains)
+        self._empty: set[str] = set()  # sessions no card was submitted into yet
+        self._declining: set[str] = set()
         self._seen: dict[str, tuple[bytes, httpx.Response]] = {}
         self._outages = 0
         self._ids = itertools.count(1)
@@ -84,6 +93,19 @@ class FakeFiserv:
         sid = f"session-{next(self._ids):06d}"
         self._sessions[sid] = False  # single use
         return sid
+
+    def submit_card(self, session_id: str, access_token: str, number: str) -> bool:
+        """The iFrame's submission: the typed card into a credentials session (False for an
+        unknown session, a wrong access token or a number that is no test card)."""
+        made = self.credentials.get(session_id)
+        if made is None or made["accessToken"] != access_token or session_id not in self._empty:
+            return False
+        if number not in ("4111111111111111", "4000000000000002"):
+            return False
+        self._empty.discard(session_id)
+        if number == "4000000000000002":
+            self._declining.add(session_id)
+        return True
 
     def bodies(self, path: str) -> list[dict[str, Any]]:
         return [json.loads(r.content) for r in self.requests if r.url.path == path and r.content]
@@ -143,6 +165,7 @@ class FakeFiserv:
             "/ch/payments/v1/cancels": self._cancel,
             "/ch/payments/v1/transaction-inquiry": self._inquiry,
             "/ch/payments-vas/v1/tokens": self._tokenize,
+            "/ch/payments-vas/v1/security/credentials": self._credentials,
         }
         action = routes.get(request.url.path)
         if action is None:
@@ -152,6 +175,33 @@ class FakeFiserv:
         response = action(body)
         self._seen[request_id] = (request.content, response)
         return response
+
+    def _credentials(self, body: dict[str, Any]) -> httpx.Response:
+        domains = body.get("domains")
+        if (
+            not isinstance(domains, list)
+            or not domains
+            or not all(
+                isinstance(d, dict) and str(d.get("url", "")).startswith(("https://", "http://"))
+                for d in domains
+            )
+        ):
+            raise _error(400, "GATEWAY", "109", "Invalid domains", "domains")
+        sid = f"session-{next(self._ids):06d}"
+        made = {
+            "keyId": f"key-{sid}",
+            "publicKey": base64.b64encode(f"public-key-{sid}".encode()).decode(),
+            "keyLength": 392,
+            "accessToken": f"token-{sid}",
+            "sessionId": sid,
+            "domains": domains,
+            "accessTokenTimeToLive": 1800,
+            "asymmetricEncryptionAlgorithm": "RSA",
+        }
+        self.credentials[sid] = made
+        self._sessions[sid] = False  # single use
+        self._empty.add(sid)
+        return httpx.Response(201, json=made)
 
     # --- payments --------------------------------------------------------------------------
 
@@ -240,12 +290,16 @@ class FakeFiserv:
                 tx = self._new("CHARGE", "DECLINED", amount, currency)
                 tx["host"] = decline.group(1)
                 return self._answer(tx)
-            if sid not in self._sessions:
+            if sid not in self._sessions or sid in self._empty:
                 raise _error(
                     400, "GATEWAY", "106", "Invalid or expired session", "source.sessionId"
                 )
             if not self._sessions[sid]:
                 del self._sessions[sid]
+            if sid in self._declining:
+                tx = self._new("CHARGE", "DECLINED", amount, currency)
+                tx["host"] = "05"
+                return self._answer(tx)
         elif kind == "PaymentToken":
             if (
                 source.get("tokenData") not in self.tokens
@@ -281,7 +335,7 @@ class FakeFiserv:
 
     def _tokenize(self, body: dict[str, Any]) -> httpx.Response:
         sid = body.get("source", {}).get("sessionId")
-        if sid not in self._sessions:
+        if sid not in self._sessions or sid in self._empty:
             raise _error(400, "GATEWAY", "106", "Invalid or expired session", "source.sessionId")
         if not self._sessions[sid]:
             del self._sessions[sid]

@@ -32,6 +32,11 @@ Written from Helcim's public reference, not from our adapter:
 Follow-up transactions (capture, refund, reverse) are filed on the original's invoice; the
 reference does not say so explicitly (see docs/gateways.md).
 
+- https://devdocs.helcim.com/docs/helcimpayjs-initialization: ``POST /v2/helcim-pay/initialize``
+  (server-side, ``api-token``) with ``paymentType`` (purchase, preauth or verify), ``amount``
+  and ``currency`` (USD or CAD) answers ``checkoutToken`` and ``secretToken``;
+  ``verify_in_checkout(checkoutToken, number)`` plays the modal of a verify session.
+
 ``tokenize(number, cvv)`` plays HelcimPay.js "verify": it stores the card on a customer (a new
 basic one unless ``customer_code`` is given), records the verify transaction and returns the
 ``cardToken``. Controls: ``fail_next(status)``, ``timeout_next(after_processing)``,
@@ -83,6 +88,7 @@ class FakeHelcim:
         self.customers: dict[int, dict[str, Any]] = {}
         self.transactions: dict[int, dict[str, Any]] = {}
         self.invoices: set[str] = set()
+        self.checkouts: dict[str, dict[str, Any]] = {}  # checkoutToken -> initialize body
         self.declines_as_500 = False
         self.now = 0
         self._idempotency: dict[tuple[str, str], tuple[int, str, Any, int, Any]] = {}
@@ -134,6 +140,18 @@ class FakeHelcim:
         self._record("verify", card, Decimal(0), "CAD", self._invoice(None), "APPROVED")
         return token
 
+    def verify_in_checkout(
+        self, checkout_token: str, number: str, name: str = "Ada Lovelace", cvv: str = "100"
+    ) -> str | None:
+        """The HelcimPay.js modal of a verify session: the typed card's ``cardToken``, or None
+        for an unknown session or a number that is no card."""
+        session = self.checkouts.get(checkout_token)
+        if session is None or session["paymentType"] != "verify" or not number.isdigit():
+            return None
+        if not 13 <= len(number) <= 19:
+            return None
+        return self.tokenize(number=number, cvv=cvv, name=name)
+
     def posts(self, path: str) -> list[httpx.Request]:
         return [r for r in self.requests if r.method == "POST" and r.url.path == "/v2" + path]
 
@@ -166,9 +184,31 @@ class FakeHelcim:
             path = request.url.path.removeprefix("/v2")
             if request.method == "POST" and path.startswith("/payment/"):
                 return self._payment(request, path)
+            if request.method == "POST" and path == "/helcim-pay/initialize":
+                return self._initialize(request)
             return httpx.Response(200, json=self._read(request, path))
         except HelcimError as e:
             return httpx.Response(e.status, json={"errors": e.errors})
+
+    def _initialize(self, request: httpx.Request) -> httpx.Response:
+        try:
+            body = json.loads(request.content, parse_float=Decimal)
+        except ValueError:
+            raise HelcimError(400, "Malformed JSON") from None
+        if not isinstance(body, dict):
+            raise HelcimError(400, "The body must be an object")
+        _allow(body, "paymentType amount currency paymentMethod customerCode invoiceNumber")
+        if body.get("paymentType") not in ("purchase", "preauth", "verify"):
+            raise HelcimError(400, "paymentType must be purchase, preauth or verify")
+        amount = body.get("amount")
+        if isinstance(amount, bool) or not isinstance(amount, int | Decimal) or amount < 0:
+            raise HelcimError(400, "amount must be a number")
+        if body.get("currency") not in ("USD", "CAD"):
+            raise HelcimError(400, "currency must be USD or CAD")
+        token = secrets.token_hex(12)
+        self.checkouts[token] = body
+        return httpx.Response(200, json={"checkoutToken": token,
+                                         "secretToken": secrets.token_hex(16)})  # fmt: skip
 
     def _payment(self, request: httpx.Request, path: str) -> httpx.Response:
         key = request.headers.get("idempotency-key")

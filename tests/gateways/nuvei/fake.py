@@ -61,6 +61,8 @@ _FINANCIAL = ("merchantId", "merchantSiteId", "clientRequestId", "clientUniqueId
               "currency", "relatedTransactionId", "authCode")  # fmt: skip
 ORDERS: dict[str, tuple[str, ...]] = {
     "getSessionToken": ("merchantId", "merchantSiteId", "clientRequestId", "timeStamp"),
+    "openOrder": ("merchantId", "merchantSiteId", "clientRequestId", "amount", "currency",
+                  "timeStamp"),
     "payment": ("merchantId", "merchantSiteId", "clientRequestId", "amount", "currency",
                 "timeStamp"),
     "settleTransaction": (*_FINANCIAL, "descriptorMerchantName", "descriptorMerchantPhone",
@@ -151,6 +153,8 @@ class FakeNuvei:
     users: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     upos: dict[str, tuple[str, Card]] = attrs.field(factory=dict)  # upo id -> (user, card)
     request_ids: set[str] = attrs.field(factory=set)
+    # openOrder sessions -> (amount, currency, transactionType) the order was opened for
+    orders: dict[str, tuple[Decimal, str, str]] = attrs.field(factory=dict)
     _serial: int = 711_000_000_003_470_000
     _fail: tuple[int, str | None] | None = None
     _timeout: tuple[str, str | None] | None = None
@@ -169,6 +173,16 @@ class FakeNuvei:
         temp = f"tt_{card}_{self._next_id()[-6:]}"
         self.temp_tokens[temp] = (session, CARDS[card])
         return f"{session}|{temp}"
+
+    def fields_token_under(self, session: str, number: str) -> str | None:
+        """Nuvei Fields' ``getToken()`` under the page's session: the typed card's temp token
+        (None for a number that is no test card)."""
+        card = next((c for c in CARDS.values() if c.number == number), None)
+        if card is None or session not in self.sessions:
+            return None
+        temp = f"tt_{number[-4:]}_{self._next_id()[-6:]}"
+        self.temp_tokens[temp] = (session, card)
+        return temp
 
     def posts(self, method: str | None = None) -> list[dict[str, Any]]:
         return [
@@ -234,9 +248,26 @@ class FakeNuvei:
     def _getSessionToken(self, body: dict[str, Any]) -> dict[str, Any]:
         return {"sessionToken": self._next_session()}
 
+    def _openOrder(self, body: dict[str, Any]) -> dict[str, Any]:
+        amount = _decimal(body.get("amount"))
+        currency = str(body.get("currency", ""))
+        if amount is None or amount <= 0 or not re.fullmatch(r"[A-Z]{3}", currency):
+            return _error(1019, "Validation Error: amount or currency")
+        kind = str(body.get("transactionType", "Sale"))
+        if kind not in ("Sale", "Auth"):
+            return _error(1019, "Validation Error: transactionType")
+        session = self._next_session()
+        self.orders[session] = (amount, currency, kind)
+        return {"sessionToken": session, "orderId": self._next_id()}
+
     def _payment(self, body: dict[str, Any]) -> dict[str, Any]:
         if body.get("sessionToken") not in self.sessions:
             return _error(1069, "Session expired")
+        order = self.orders.get(str(body.get("sessionToken")))
+        if order is not None and (
+            _decimal(body.get("amount")) != order[0] or body.get("currency") != order[1]
+        ):
+            return _error(1019, "Validation Error: the amount differs from the order's")
         request_id = str(body.get("clientRequestId") or "")
         if not request_id or request_id in self.request_ids:
             return _error(1140, "A request with this clientRequestId was already processed")

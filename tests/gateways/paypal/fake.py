@@ -131,6 +131,7 @@ class FakePayPal:
             ("POST", re.compile(r"^/v2/payments/authorizations/([^/]+)/void$"), self._void),
             ("POST", re.compile(r"^/v2/payments/captures/([^/]+)/refund$"), self._refund),
             ("POST", re.compile(r"^/v3/vault/payment-tokens$"), self._payment_token),
+            ("POST", re.compile(r"^/v3/vault/setup-tokens$"), self._setup_token),
         ]
 
     # --- test controls ---------------------------------------------------------------------
@@ -175,6 +176,26 @@ class FakePayPal:
         self.setup_tokens[token] = {"id": token, "status": "APPROVED"}
         self._cards[token] = _Card(name, brand, last_digits, "2030-12")
         return token
+
+    def confirm_card(self, order_id: str, name: str, number: str, sandbox: bool = True) -> None:
+        """What Card Fields does in PayPal's frames with the card typed there: the card is
+        confirmed on an order the merchant created (CREATED -> APPROVED)."""
+        order = self._order(order_id, sandbox)
+        if order["status"] != "CREATED":
+            raise _unprocessable("ORDER_ALREADY_COMPLETED", "The order cannot be confirmed.")
+        card = _Card(name, "VISA", number[-4:], "2030-12")
+        order["status"] = "APPROVED"
+        order["payment_source"] = {"card": {"name": name, "last_digits": card.last_digits,
+                                            "brand": card.brand}}  # fmt: skip
+        self._cards[order_id] = card
+
+    def approve_setup(self, token_id: str, name: str, number: str) -> None:
+        """Card Fields' vault flow: the card typed in PayPal's frames approves a setup token."""
+        setup = self.setup_tokens.get(token_id)
+        if setup is None or setup["status"] != "CREATED":
+            raise _unprocessable("TOKEN_NOT_FOUND", "The setup token cannot be approved.")
+        setup["status"] = "APPROVED"
+        self._cards[token_id] = _Card(name, "VISA", number[-4:], "2030-12")
 
     def posts(self, path: str) -> list[httpx.Request]:
         return [r for r in self.requests if r.method == "POST" and r.url.path == path]
@@ -382,6 +403,16 @@ class FakePayPal:
         if not isinstance(units, list) or len(units) != 1 or not isinstance(units[0], dict):
             raise _invalid("MISSING_REQUIRED_PARAMETER", "purchase_units is required.")
         _check_amount(units[0].get("amount"))
+        if "payment_source" not in body:  # an order for Card Fields: the card comes later
+            order_id = f"5O{self._id(15)}"
+            self.orders[order_id] = {
+                "id": order_id,
+                "intent": intent,
+                "status": "CREATED",
+                "sandbox": sandbox,
+                "purchase_units": [{"reference_id": "default", **units[0]}],
+            }
+            return 201, self._view(self.orders[order_id])
         card = (body.get("payment_source") or {}).get("card") or {}
         vault_id = card.get("vault_id")
         token = self.payment_tokens.get(vault_id) if isinstance(vault_id, str) else None
@@ -525,6 +556,14 @@ class FakePayPal:
         return 201, _public(refund)
 
     # --- vault -----------------------------------------------------------------------------
+
+    def _setup_token(self, body: Any, sandbox: bool) -> tuple[int, Any]:
+        source = (body or {}).get("payment_source") if isinstance(body, dict) else None
+        if not isinstance(source, dict) or "card" not in source:
+            raise _invalid("MISSING_REQUIRED_PARAMETER", "payment_source.card is required.")
+        token = f"8T{self._id(15)}"
+        self.setup_tokens[token] = {"id": token, "status": "CREATED"}
+        return 201, {"id": token, "status": "CREATED", "payment_source": {"card": {}}}
 
     def _payment_token(self, body: Any, sandbox: bool) -> tuple[int, Any]:
         source = (body or {}).get("payment_source") if isinstance(body, dict) else None

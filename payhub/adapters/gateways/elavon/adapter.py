@@ -46,6 +46,7 @@ References:
 from __future__ import annotations
 
 import hashlib
+import re
 from decimal import Decimal, InvalidOperation
 
 # Converge's XML comes from Elavon over TLS, never from users; Python's expat refuses
@@ -74,6 +75,7 @@ from payhub.domain.payments import (
     SavedMethod,
     SaveMethodRequest,
 )
+from payhub.ports import CheckoutRequest, PayPageCheckout
 
 GATEWAY = "elavon"
 DEMO_URL = "https://api.demo.convergepay.com/VirtualMerchantDemo/processxml.do"
@@ -97,6 +99,17 @@ _BRANDS = {
     "DINERS": "diners",
 }
 _CREDENTIALS_HINT = "update them with PUT /api/merchant-accounts/{ref}/credentials/elavon"
+
+
+DEMO_HOSTED = "https://api.demo.convergepay.com/hosted-payments"
+LIVE_HOSTED = "https://api.convergepay.com/hosted-payments"
+_HOSTED_ERROR = re.compile(r"^(\d{4})\s")  # "4025 The credentials supplied ..."
+_SESSION = re.compile(r"^[A-Za-z0-9+/=_-]{16,512}$")
+
+
+def card_token(token: str) -> str:
+    """The ``ssl_token`` of a page's ``"<sessionToken>|<ssl_token>"`` (or a bare token)."""
+    return token.rpartition("|")[2]
 
 
 def endpoint(sandbox: bool) -> str:
@@ -161,7 +174,9 @@ class ElavonGateway:
         source = request.source
         if source.method_type is not MethodType.CARD:
             raise ValueError("payhub takes only cards through Elavon")
-        token = source.token if source.token is not None else source.saved_method_ref or ""
+        token = (
+            card_token(source.token) if source.token is not None else source.saved_method_ref or ""
+        )
         reference = merchant_txn_id(request.idempotency_key)
         fields = {
             "ssl_transaction_type": "CCSALE" if request.capture else "CCAUTHONLY",
@@ -308,7 +323,7 @@ class ElavonGateway:
             creds,
             {
                 "ssl_transaction_type": "CCGETTOKEN",
-                "ssl_token": request.token,
+                "ssl_token": card_token(request.token),
                 "ssl_add_token": "Y",
                 "ssl_verify": "Y",
                 "ssl_customer_id": customer[:50],
@@ -336,6 +351,55 @@ class ElavonGateway:
             exp_month=month,
             exp_year=year,
         )
+
+    # --- the pay page's session (MakesPayPageCheckouts) ----------------------------------
+
+    def pay_page_checkout(
+        self, creds: GatewayCredentials, request: CheckoutRequest
+    ) -> PayPageCheckout:
+        """The Lightbox's session token: ``POST /hosted-payments/transaction_token`` (a form
+        with the terminal's credentials) answers it as plain text, or ``<code> <message>``.
+
+        It is made for ``ccgettoken`` with ``ssl_verify=Y`` and ``ssl_add_token=Y``, not for
+        ``ccsale``: a sale session would charge the card inside Converge's lightbox, in the
+        browser, outside payhub's reservation of the amount and its ``ssl_merchant_txn_id``
+        lookup; a token session only verifies the card and puts it in Card Manager, and payhub
+        then makes the ``CCSALE`` or ``CCAUTHONLY`` of exactly the amount its checkout token
+        binds. The session carries no amount for that reason. The page sees only the token.
+        """
+        merchant = creds.fields.get("merchantId", "")
+        user = creds.fields.get("userId", "")
+        if not merchant or not user or not creds.api_secret:
+            raise GatewayCredentialsRejected(
+                "Elavon needs the PIN (apiSecret) and additionalFields merchantId and userId; "
+                + _CREDENTIALS_HINT,
+                gateway=GATEWAY,
+            )
+        form = {
+            "ssl_merchant_id": merchant,
+            "ssl_user_id": user,
+            "ssl_pin": creds.api_secret,
+            "ssl_transaction_type": "ccgettoken",
+            "ssl_verify": "Y",
+            "ssl_add_token": "Y",
+        }
+        base = DEMO_HOSTED if creds.sandbox else LIVE_HOSTED
+        response = self._http.send("POST", base + "/transaction_token", data=form)
+        text = response.text.strip()  # the token itself, or "<code> <message>"
+        refused = _HOSTED_ERROR.match(text)
+        if response.status_code != 200 or refused or not _SESSION.match(text):
+            if refused and refused.group(1) == "4025":
+                raise GatewayCredentialsRejected(
+                    "Converge refused the terminal's credentials; " + _CREDENTIALS_HINT,
+                    gateway=GATEWAY,
+                )
+            raise GatewayError("Converge made no lightbox session", gateway=GATEWAY)
+        return PayPageCheckout(reference=text, public={"sessionToken": text})
+
+    def checkout_reference(self, payment_token: str) -> str | None:
+        """The lightbox session a page's ``"<sessionToken>|<ssl_token>"`` was made in."""
+        session, sep, _ = payment_token.partition("|")
+        return session if sep and session else None
 
     # --- wire --------------------------------------------------------------------------------
 

@@ -8,6 +8,6 @@ CATALOG: GatewayInfo = catalog_row(
     "elavon",
     "Elavon Converge",
     BankAccountVaulting.NONE,
-    "Converge Checkout.js",
+    "Converge Lightbox",
     fields=("merchantId", "userId"),
 )

@@ -73,6 +73,7 @@ from payhub.domain.payments import (
     SavedMethod,
     SaveMethodRequest,
 )
+from payhub.ports import CheckoutRequest, PayPageCheckout
 
 GATEWAY = "fiserv"
 SANDBOX_BASE = "https://connect-cert.fiservapps.com/ch"
@@ -215,6 +216,40 @@ class FiservGateway:
             str(uuid.uuid4()),
         )
         return _result(answer, None)
+
+    # --- the pay page's session (MakesPayPageCheckouts) ---------------------------------
+
+    def pay_page_checkout(
+        self, creds: GatewayCredentials, request: CheckoutRequest
+    ) -> PayPageCheckout:
+        """Secure Data Capture's credentials, made for each submission as CommerceHub requires:
+        ``POST /payments-vas/v1/security/credentials`` with the pages' origin in ``domains``
+        answers ``sessionId``, ``accessToken``, ``publicKey`` and ``keyId``, which the iFrame's
+        ``submit`` takes with the account's ``apiKey``, ``merchantId`` and ``terminalId`` (none
+        of them the API secret, which only signs). The card is then charged as a
+        ``PaymentSession`` of that ``sessionId``. CommerceHub binds no amount to it: payhub's
+        checkout token does, and the charge is made for exactly that amount."""
+        body = {"domains": [{"url": request.origin}]}
+        answer = self._send(
+            creds,
+            "/payments-vas/v1/security/credentials",
+            body,
+            request_id_for("credentials", request.idempotency_key),
+        )
+        made = answer.body
+        values = {name: made.get(name) for name in ("sessionId", "accessToken", "publicKey")}
+        key_id = made.get("keyId")
+        if not all(isinstance(v, str) and v for v in values.values()) or not key_id:
+            raise _kit_unexpected(GATEWAY)
+        public = {name: str(value) for name, value in values.items()}
+        public["keyId"] = str(key_id)
+        for name in ("apiKey", "merchantId", "terminalId"):
+            public[name] = creds.fields.get(name, "").strip()
+        return PayPageCheckout(reference=public["sessionId"], public=public)
+
+    def checkout_reference(self, payment_token: str) -> str | None:
+        """The page pays with the ``sessionId`` of its credentials: the token is the session."""
+        return payment_token.strip() or None
 
     def save_payment_method(
         self, creds: GatewayCredentials, request: SaveMethodRequest

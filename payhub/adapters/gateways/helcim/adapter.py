@@ -81,6 +81,7 @@ from payhub.domain.payments import (
     SavedMethod,
     SaveMethodRequest,
 )
+from payhub.ports import CheckoutRequest, PayPageCheckout
 
 GATEWAY = "helcim"
 BASE_URL = "https://api.helcim.com/v2"
@@ -118,7 +119,7 @@ class HelcimGateway:
         source = request.source
         if source.method_type is not MethodType.CARD:
             raise ValueError("Helcim takes card payments only in payhub")
-        token = source.token if source.token is not None else source.saved_method_ref
+        token = card_token(source.token) if source.token is not None else source.saved_method_ref
         assert token is not None
         invoice: dict[str, Any] = {"invoiceNumber": invoice_number(request.idempotency_key)}
         if request.description:
@@ -249,13 +250,42 @@ class HelcimGateway:
             support={**result.support, "refunded": str(refunded)} if refunded else result.support,
         )
 
+    # --- the pay page's session (MakesPayPageCheckouts) ---------------------------------
+
+    def pay_page_checkout(
+        self, creds: GatewayCredentials, request: CheckoutRequest
+    ) -> PayPageCheckout:
+        """HelcimPay.js' checkout session: ``POST /helcim-pay/initialize`` in **verify** mode
+        (amount 0), for the pay page and the approval page alike.
+
+        Verify, not purchase: in purchase mode the modal itself charges the card, in the
+        browser, outside payhub's reservation of the amount, its idempotency key and its
+        decline handling, and payhub would have to trust (and hash-check with the secretToken)
+        what the page reports. In verify mode the modal only verifies and vaults the card and
+        hands back its ``cardToken``; payhub then purchases (or preauthorizes) exactly the
+        amount its own checkout token binds, with the merchant's API token, as Helcim
+        recommends ("verify and tokenize, then process through the Payment API"). The page
+        sees only the ``checkoutToken``; the ``secretToken`` is not needed and is dropped.
+        """
+        body = {"paymentType": "verify", "amount": 0, "currency": request.currency}
+        answer = self._send(creds, "POST", "/helcim-pay/initialize", body=body)
+        token = answer.body.get("checkoutToken") if isinstance(answer.body, dict) else None
+        if not isinstance(token, str) or not token:
+            raise _unexpected()
+        return PayPageCheckout(reference=token, public={"checkoutToken": token})
+
+    def checkout_reference(self, payment_token: str) -> str | None:
+        """The checkout session a page's ``"<checkoutToken>|<cardToken>"`` was verified in."""
+        session, sep, _ = payment_token.partition("|")
+        return session if sep and session else None
+
     def save_payment_method(
         self, creds: GatewayCredentials, request: SaveMethodRequest
     ) -> SavedMethod:
         """Adopt a HelcimPay.js card token: find the customer whose vault holds it."""
         if request.method_type is not MethodType.CARD:
             raise ValueError("Helcim saves cards only in payhub")
-        token = request.token
+        token = card_token(request.token)
         found = self._send(
             creds, "GET", "/card-transactions", params={"cardToken": token}, secret=token
         )
@@ -382,6 +412,11 @@ class HelcimGateway:
 
 
 # --- amounts, keys, invoice numbers ----------------------------------------------------------
+
+
+def card_token(token: str) -> str:
+    """The card token of a page's ``"<checkoutToken>|<cardToken>"`` (or a bare card token)."""
+    return token.rpartition("|")[2]
 
 
 def helcim_amount(money: Money) -> Decimal:

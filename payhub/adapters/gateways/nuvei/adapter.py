@@ -82,6 +82,7 @@ from payhub.domain.payments import (
     SavedMethod,
     SaveMethodRequest,
 )
+from payhub.ports import CheckoutRequest, PayPageCheckout
 
 SANDBOX_BASE_URL = "https://ppp-test.nuvei.com/ppp/api/v1"
 LIVE_BASE_URL = "https://secure.safecharge.com/ppp/api/v1"
@@ -104,6 +105,8 @@ _FINANCIAL = (
 )
 CHECKSUM_ORDERS: dict[str, tuple[str, ...]] = {
     "getSessionToken": ("merchantId", "merchantSiteId", "clientRequestId", "timeStamp"),
+    "openOrder": ("merchantId", "merchantSiteId", "clientRequestId", "amount", "currency",
+                  "timeStamp"),
     "payment": ("merchantId", "merchantSiteId", "clientRequestId", "amount", "currency",
                 "timeStamp"),
     "settleTransaction": (*_FINANCIAL[:8], "descriptorMerchantName", "descriptorMerchantPhone",
@@ -238,6 +241,36 @@ class NuveiGateway:
                 "Nuvei refused a repeated request id and shows no charge under it",
                 gateway=self.name,
             ) from None
+
+    # --- the pay page's amount-bound session (MakesPayPageCheckouts) -------------------------
+
+    def pay_page_checkout(
+        self, creds: GatewayCredentials, request: CheckoutRequest
+    ) -> PayPageCheckout:
+        """The session Nuvei Fields tokenizes the card under: ``/openOrder`` for the chosen
+        amount (``transactionType`` Sale, or Auth for authorize-only invoices), so the
+        ``/payment`` that follows is bound to that order; on the approval page (no amount) a
+        plain ``/getSessionToken`` session, under which the card is stored. The page sees only
+        the ``sessionToken`` (Nuvei's Web SDK is given it in the browser by design) and pays
+        with ``"<sessionToken>|<ccTempToken>"``."""
+        if request.amount is None:
+            session = self._session(creds)
+            return PayPageCheckout(reference=session, public={"sessionToken": session})
+        body = {
+            "clientRequestId": request_id_for(request.idempotency_key),
+            "amount": decimal_amount(request.amount),
+            "currency": request.amount.currency,
+            "transactionType": "Sale" if request.capture else "Auth",
+        }
+        reply = self._call(creds, "openOrder", body)
+        session = _text(reply.get("sessionToken"))
+        if not session:
+            raise GatewayError("Nuvei opened no order", gateway=self.name)
+        return PayPageCheckout(reference=session, public={"sessionToken": session})
+
+    def checkout_reference(self, payment_token: str) -> str | None:
+        """The Fields session a ``"<sessionToken>|<ccTempToken>"`` token was made under."""
+        return split_token(payment_token)[0]
 
     def lookup(self, creds: GatewayCredentials, request: ChargeRequest) -> GatewayResult | None:
         """The approved charge filed under this idempotency key's ``clientUniqueId``, if any."""

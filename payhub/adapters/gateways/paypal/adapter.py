@@ -76,6 +76,7 @@ from payhub.domain.payments import (
     SavedMethod,
     SaveMethodRequest,
 )
+from payhub.ports import CheckoutRequest, PayPageCheckout
 
 GATEWAY = "paypal"
 SANDBOX_BASE = "https://api-m.sandbox.paypal.com"
@@ -297,6 +298,38 @@ class PayPalGateway:
     def status(self, creds: GatewayCredentials, reference: str) -> GatewayResult:
         answer = self._send(creds, "GET", f"/v2/checkout/orders/{_path(reference)}", None, None)
         return order_result(answer.body, answer.support())
+
+    # --- the pay page's amount-bound session (MakesPayPageCheckouts) -------------------------
+
+    def pay_page_checkout(
+        self, creds: GatewayCredentials, request: CheckoutRequest
+    ) -> PayPageCheckout:
+        """Card Fields' ``createOrder`` (or ``createVaultSetupToken`` on the approval page).
+
+        With an amount: ``POST /v2/checkout/orders`` for exactly that amount, ``intent``
+        CAPTURE or AUTHORIZE as the invoice says; the page hands the order to Card Fields, which
+        confirms the card on it, and pays with its id (``charge`` then reads it, sets the same
+        amount and completes it). Without one: ``POST /v3/vault/setup-tokens`` with an empty
+        card source, which Card Fields fills and approves; ``save_payment_method`` exchanges
+        it. Only the id reaches the page (``orderId`` / ``vaultSetupToken``)."""
+        if request.amount is None:
+            body: dict[str, Any] = {"payment_source": {"card": {}}}
+            answer = self._send(
+                creds, "POST", "/v3/vault/setup-tokens", body, request.idempotency_key
+            )
+            token = require_text(answer.body, "id", GATEWAY)
+            return PayPageCheckout(reference=token, public={"vaultSetupToken": token})
+        unit: dict[str, Any] = {"amount": paypal_amount(request.amount)}
+        if request.description:
+            unit["description"] = request.description[:127]
+        order = {"intent": "CAPTURE" if request.capture else "AUTHORIZE", "purchase_units": [unit]}
+        answer = self._send(creds, "POST", "/v2/checkout/orders", order, request.idempotency_key)
+        order_id = require_text(answer.body, "id", GATEWAY)
+        return PayPageCheckout(reference=order_id, public={"orderId": order_id})
+
+    def checkout_reference(self, payment_token: str) -> str | None:
+        """The page pays with the id of the order its session made: the token is the order."""
+        return payment_token.strip() or None
 
     def save_payment_method(
         self, creds: GatewayCredentials, request: SaveMethodRequest
