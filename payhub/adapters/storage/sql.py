@@ -726,3 +726,6 @@ class SqlUnitOfWork:
         self.portal_users: ports.PortalUserRepository = prt.SqlPortalUsers(db)
         self.portal_sessions: ports.PortalSessionRepository = prt.SqlPortalSessions(db)
         self.portal_tokens: ports.PortalTokenRepository = prt.SqlPortalTokens(db)
+        from payhub.adapters.storage import sql_accounting as acc
+
+        self.accounting: ports.AccountingRepository = acc.SqlAccounting(db)
