@@ -26,6 +26,7 @@ from payhub_server.reference import (
     reference_assets,
 )
 from payhub_server.requestlog import RequestLog
+from payhub_server.routes.accounting import AccountingOnlineController, intuit_notifications
 from payhub_server.routes.approvals import APPROVAL_HANDLERS
 from payhub_server.routes.categories import CategoryController
 from payhub_server.routes.customers import CustomerController
@@ -109,6 +110,7 @@ def create_app(hub: PayHub) -> Litestar:
             Tag(name="Scheduled payments"),
             Tag(name="Webhooks"),
             Tag(name="Events"),
+            Tag(name="Accounting"),
         ],
     )
     app = PayHubApp(
@@ -131,6 +133,8 @@ def create_app(hub: PayHub) -> Litestar:
             ShortLinkController,
             MessagingController,
             WebhookEndpointController,
+            AccountingOnlineController,
+            intuit_notifications,
             twilio_inbound,
             twilio_status,
             hosted_fields_script,

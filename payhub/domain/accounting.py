@@ -309,6 +309,8 @@ class OutgoingItem:
     taxable: bool
     active: bool
     category_name: str | None = None  # an item category, when the company has them on
+    # Inventory items start counting on this day (the clock's date when first pushed).
+    inventory_start: date | None = None
 
 
 @attrs.frozen

@@ -52,9 +52,7 @@ class _Failures:
         now = self._now()
         with self._lock:
             if now >= self._next_sweep:  # keeps the table bounded by one window's subjects
-                self._seen = {
-                    s: v for s, v in self._seen.items() if now - v[0] < self.window_s
-                }
+                self._seen = {s: v for s, v in self._seen.items() if now - v[0] < self.window_s}
                 self._next_sweep = now + self.window_s
             start, failures = self._seen.get(subject, (now, 0))
             if now - start >= self.window_s:
