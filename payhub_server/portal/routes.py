@@ -15,6 +15,7 @@ from litestar.exceptions import HTTPException
 
 from payhub.domain.errors import PayHubError
 from payhub_server.deps import PUBLIC
+from payhub_server.portal.accounting_pages import ACCOUNTING_HANDLERS
 from payhub_server.portal.accounts import ACCOUNT_HANDLERS
 from payhub_server.portal.operator import OPERATOR_HANDLERS
 from payhub_server.portal.render import portal_asset, portal_error
@@ -24,7 +25,12 @@ from payhub_server.portal.session import (
     security_headers_middleware,
 )
 
-PORTAL_HANDLERS: list[Any] = [portal_asset, *ACCOUNT_HANDLERS, *OPERATOR_HANDLERS]
+PORTAL_HANDLERS: list[Any] = [
+    portal_asset,
+    *ACCOUNT_HANDLERS,
+    *OPERATOR_HANDLERS,
+    *ACCOUNTING_HANDLERS,
+]
 
 
 def portal_router() -> Router:

@@ -19,6 +19,7 @@ from payhub.hub import MerchantScope
 from payhub.services.worker import Pass, Worker
 from tests.integrations.fakes.qbo import FakeQuickBooks
 from tests.invoices.conftest import customer, shop  # noqa: F401 (the invoice tests' fixtures)
+from tests.portal.conftest import browse  # noqa: F401 (the portal tests' fixture)
 
 REALM = "9341453050071"
 
