@@ -378,8 +378,10 @@ class Pushed:
 
     remote_id: str
     sync_token: str | None
-    # What the system computed (automated sales tax may recompute the tax line).
+    # What the system computed (automated sales tax may recompute the tax line), and its
+    # jurisdictions: (name, percent) per tax line it reports.
     tax_total: Decimal | None = None
+    tax_lines: tuple[tuple[str, Decimal | None], ...] = ()
 
 
 def settled_remotely(state: RemoteInvoiceState) -> bool:
@@ -393,3 +395,12 @@ def counts_json(counts: Mapping[str, int]) -> dict[str, int]:
 
 def errors_list(errors: Sequence[Any]) -> list[str]:
     return [str(e) for e in errors]
+
+
+def observed_percent(tax: Decimal, taxable: Decimal) -> Decimal | None:
+    """The rate the system applied: its tax over the taxable amount, four decimals, or
+    ``None`` when nothing was taxable or the figure is out of the 0-100 range."""
+    if taxable <= 0 or tax < 0:
+        return None
+    percent = (tax * 100 / taxable).quantize(Decimal("0.0001"))
+    return percent if percent <= 100 else None

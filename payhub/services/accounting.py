@@ -54,6 +54,7 @@ from payhub.domain.accounting import (
     decode_tokens,
     encode_tokens,
     new_connection,
+    observed_percent,
     request_id_for,
     settled_remotely,
     state_digest,
@@ -65,6 +66,7 @@ from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict, FieldError, NotFound, PayHubError, Unavailable
 from payhub.domain.events import CustomerCreated, DomainEvent
 from payhub.domain.invoices import Invoice, InvoiceStatus, PaymentSourceKind
+from payhub.domain.taxes import Jurisdiction, ObservedTaxRate, clean_postal_code
 from payhub.ports import AccountingClient, AccountingSession, Job, UnitOfWork
 from payhub.services.auth import Caller
 from payhub.services.deps import Deps
@@ -771,25 +773,52 @@ class SyncEngine:
             ship_address=invoice.ship_to,
             memo=invoice.description,
         )
-        computed: list[Decimal | None] = []
+        computed: list[Pushed] = []
 
         def push(s: AccountingSession, link: RemoteLink) -> Pushed:
             pushed = self._client.push_invoice(s, out, link)
-            computed.append(pushed.tax_total)
+            computed.append(pushed)
             return pushed
 
         link = self._ensure(
             run, session, LinkKind.INVOICE, invoice.number, push, counter="invoices"
         )
-        if computed and computed[0] is not None and computed[0] != out.tax_total:
+        if computed and connection.automatic_sales_tax:
+            self._observe(run, invoice, computed[0])
+        computed_tax = [p.tax_total for p in computed]
+        if computed_tax and computed_tax[0] is not None and computed_tax[0] != out.tax_total:
             # Automated sales tax recomputed the tax line: logged and shown, not changed here.
             run.count("taxDifferences")
             run.error(
-                f"invoice {invoice.number}: QuickBooks computed tax {computed[0]},"
+                f"invoice {invoice.number}: QuickBooks computed tax {computed_tax[0]},"
                 f" payhub {out.tax_total}"
             )
             log.info("accounting tax differs", invoice=invoice.number)
         return link
+
+    def _observe(self, run: SyncRun, invoice: Invoice, pushed: Pushed) -> None:
+        """With automated sales tax on, the rate the company applied to this invoice's
+        address becomes the observed rate of its postal code (tax suggestion, advisory)."""
+        address = invoice.ship_to or invoice.bill_to
+        if pushed.tax_total is None or address is None or not address.postal_code:
+            return
+        taxable = sum((ln.amount.amount for ln in invoice.lines if ln.is_taxable), Decimal(0))
+        percent = observed_percent(pushed.tax_total, taxable)
+        errors: list[FieldError] = []
+        code = clean_postal_code(address.postal_code, errors)
+        if percent is None or errors:
+            return
+        observed = ObservedTaxRate(
+            id=self._d.new_id("otr"),
+            merchant_id=run.merchant_id,
+            postal_code=code,
+            percent=percent,
+            jurisdictions=tuple(Jurisdiction(name, pct) for name, pct in pushed.tax_lines),
+            confirmed_at=self._d.clock.now(),
+        )
+        with self._d.store.unit_of_work() as uow:
+            uow.tax_rates.record_observed(observed)
+        run.count("taxRatesObserved")
 
     def _push_payments(
         self, run: SyncRun, session: AccountingSession, invoice: Invoice, link: RemoteLink

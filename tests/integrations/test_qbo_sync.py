@@ -430,3 +430,36 @@ def test_the_card_guard_spares_only_intuits_company_ids(shop: Invoicing) -> None
     elsewhere = {"eventNotifications": [{"realmId": "1", "note": card}]}
     assert shop.client.post("/webhooks/intuit", json=elsewhere).status_code == 400
     assert shop.client.get(f"/healthz?realmId={card}").status_code == 400  # other routes
+
+
+def test_automated_sales_tax_feeds_the_tax_suggestion_and_observed_rates(
+    shop: Invoicing, customer: dict[str, Any], qbo: FakeQuickBooks, clock: FixedClock
+) -> None:
+    company = qbo.companies[REALM]
+    company.automatic_sales_tax = True
+    company.recomputed_tax = Decimal("2.19")  # on 25.00 taxable: 8.76 %
+    company.jurisdictions = (("California", 7.25), ("San Francisco County", 1.51))
+    assert shop.ok(shop.get("/tax-rates/suggestion?postalCode=94105"))["found"] is False
+    sent_invoice(
+        shop,
+        customerId=customer["customerId"],
+        taxRatePercent=8,
+        shipToAddress={"line1": "1 Market St", "city": "San Francisco", "postalCode": "94105"},
+    )
+    connected(shop, qbo)
+    run = sync(shop)
+    assert run["counts"]["taxRatesObserved"] == 1
+    suggestion = shop.ok(shop.get("/tax-rates/suggestion?postalCode=94105-1234"))
+    assert suggestion["found"] is True
+    assert Decimal(str(suggestion["percent"])) == Decimal("8.76")
+    assert [j["name"] for j in suggestion["jurisdictions"]] == [
+        "California",
+        "San Francisco County",
+    ]
+    assert suggestion["isStale"] is False
+    assert suggestion["lastConfirmedAtUtc"].startswith(clock.now().date().isoformat())
+    observed = shop.ok(shop.get("/tax-rates/observed"))
+    assert observed["automaticSalesTax"] is True
+    assert [o["postalCode"] for o in observed["observed"]] == ["94105"]
+    clock.advance(timedelta(days=31))
+    assert shop.ok(shop.get("/tax-rates/suggestion?postalCode=94105"))["isStale"] is True

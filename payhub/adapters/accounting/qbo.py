@@ -155,6 +155,19 @@ def _address_in(data: Any) -> Address | None:
     return None if a == Address() else a
 
 
+def _tax_lines(detail: dict[str, Any]) -> list[tuple[str, Decimal | None]]:
+    """``TxnTaxDetail.TaxLine[].TaxLineDetail``: each rate's name and percent."""
+    found: list[tuple[str, Decimal | None]] = []
+    for line in detail.get("TaxLine") or []:
+        info = (line or {}).get("TaxLineDetail") or {}
+        ref = info.get("TaxRateRef") or {}
+        name = str(ref.get("name") or ref.get("value") or "")
+        if name:
+            percent = info.get("TaxPercent")
+            found.append((name, _dec(percent) if percent is not None else None))
+    return found
+
+
 def account_from_notes(notes: str | None) -> str | None:
     for line in (notes or "").splitlines():
         if line.startswith(ACCOUNT_NOTE):
@@ -521,11 +534,13 @@ class QuickBooksOnline:
         if invoice.memo:
             body["PrivateNote"] = invoice.memo[:4000]
         made = self._write(session, "Invoice", body, link)
-        tax = (made.get("TxnTaxDetail") or {}).get("TotalTax")
+        detail = made.get("TxnTaxDetail") or {}
+        tax = detail.get("TotalTax")
         return Pushed(
             str(made["Id"]),
             str(made.get("SyncToken", "0")),
             tax_total=_dec(tax) if tax is not None else None,
+            tax_lines=tuple(_tax_lines(detail)),
         )
 
     def push_payment(

@@ -166,6 +166,8 @@ class Company:
     automatic_sales_tax: bool = False
     # With automated sales tax, QuickBooks may answer its own tax figure.
     recomputed_tax: Decimal | None = None
+    # The jurisdictions its automated sales tax reports on each invoice: (name, percent).
+    jurisdictions: tuple[tuple[str, float], ...] = ()
     entities: dict[str, dict[str, dict[str, Any]]] = attrs.field(
         factory=lambda: {"Customer": {}, "Item": {}, "Invoice": {}, "Payment": {}, "Account": {}}
     )
@@ -535,9 +537,22 @@ class FakeQuickBooks:
         if entity == "Invoice":
             lines = sum(Decimal(str(line["Amount"])) for line in row["Line"])
             tax = Decimal(str(row.get("TxnTaxDetail", {}).get("TotalTax", 0)))
-            if company.automatic_sales_tax and company.recomputed_tax is not None:
-                tax = company.recomputed_tax
-                row["TxnTaxDetail"] = {"TotalTax": float(tax)}
+            if company.automatic_sales_tax:
+                tax = company.recomputed_tax if company.recomputed_tax is not None else tax
+                row["TxnTaxDetail"] = {
+                    "TotalTax": float(tax),
+                    "TaxLine": [
+                        {
+                            "DetailType": "TaxLineDetail",
+                            "TaxLineDetail": {
+                                "TaxRateRef": {"value": str(i + 1), "name": name},
+                                "PercentBased": True,
+                                "TaxPercent": percent,
+                            },
+                        }
+                        for i, (name, percent) in enumerate(company.jurisdictions)
+                    ],
+                }
             row["TotalAmt"] = float(lines + tax)
             row["Balance"] = float(lines + tax)
         if entity == "Payment":
