@@ -60,6 +60,8 @@ API_URLS = {
     RemoteEnvironment.SANDBOX: "https://sandbox-quickbooks.api.intuit.com",
 }
 SCOPE = "com.intuit.quickbooks.accounting"
+# The portal's callback (payhub_server/portal/accounting_pages.py), the app's redirect URI.
+CALLBACK_PATH = "/portal/integrations/accounting-online/callback"
 MINOR_VERSION = "75"
 STALE_SYNC_TOKEN = "5010"  # noqa: S105 (an error code)
 DUPLICATE_NAME = "6240"
@@ -91,14 +93,30 @@ class QboConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> QboConfig | None:
-        """``PAYHUB_QBO_CLIENT_ID``, ``_CLIENT_SECRET``, ``_REDIRECT_URI`` (all three, or no
-        QuickBooks Online), optional ``_WEBHOOK_VERIFIER``."""
+        """``PAYHUB_QBO_CLIENT_ID`` and ``_CLIENT_SECRET`` (both, or no QuickBooks Online),
+        ``_REDIRECT_URI`` (by default the portal's callback on ``PAYHUB_PUBLIC_URL``),
+        optional ``_WEBHOOK_VERIFIER``; ``_AUTHORIZE_URL``,
+        ``_TOKEN_URL``, ``_REVOKE_URL`` and ``_API_URL`` only to point elsewhere."""
         cid = env.get("PAYHUB_QBO_CLIENT_ID")
         secret = env.get("PAYHUB_QBO_CLIENT_SECRET")
-        redirect = env.get("PAYHUB_QBO_REDIRECT_URI")
+        public = env.get("PAYHUB_PUBLIC_URL")
+        redirect = env.get("PAYHUB_QBO_REDIRECT_URI") or (
+            public.rstrip("/") + CALLBACK_PATH if public else None
+        )
         if not (cid and secret and redirect):
             return None
-        return cls(cid, secret, redirect, env.get("PAYHUB_QBO_WEBHOOK_VERIFIER") or None)
+        # Other addresses (a test double, an egress proxy): all Intuit's by default.
+        api = env.get("PAYHUB_QBO_API_URL")
+        return cls(
+            cid,
+            secret,
+            redirect,
+            env.get("PAYHUB_QBO_WEBHOOK_VERIFIER") or None,
+            authorize_url=env.get("PAYHUB_QBO_AUTHORIZE_URL") or AUTHORIZE_URL,
+            token_url=env.get("PAYHUB_QBO_TOKEN_URL") or TOKEN_URL,
+            revoke_url=env.get("PAYHUB_QBO_REVOKE_URL") or REVOKE_URL,
+            api_urls=dict.fromkeys(RemoteEnvironment, api) if api else dict(API_URLS),
+        )
 
 
 def retry_delay(retry_after: str | None, attempt: int, now: datetime) -> float:

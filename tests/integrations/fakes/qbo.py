@@ -180,6 +180,7 @@ class FakeQuickBooks:
         self.client_secret = "fake-client-secret"
         self.redirect_uri = "http://testserver/portal/integrations/accounting-online/callback"
         self.verifier = verifier
+        self.authorize_url = f"https://{OAUTH_HOST}/connect/oauth2"
         self.companies: dict[str, Company] = {}
         self._codes: dict[str, str] = {}
         self._access: dict[str, tuple[str, datetime]] = {}
@@ -201,7 +202,7 @@ class FakeQuickBooks:
             client_secret=self.client_secret,
             redirect_uri=self.redirect_uri,
             webhook_verifier=self.verifier,
-            authorize_url=f"https://{OAUTH_HOST}/connect/oauth2",
+            authorize_url=self.authorize_url,
             token_url=f"https://{OAUTH_HOST}/oauth2/v1/tokens/bearer",
             revoke_url=f"https://{OAUTH_HOST}/v2/oauth2/tokens/revoke",
             api_urls={
