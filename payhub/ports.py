@@ -27,6 +27,7 @@ from payhub.domain.accounting import (
     RemoteCustomer,
     RemoteEnvironment,
     RemoteInvoiceState,
+    RemoteItem,
     RemoteLink,
     SyncRun,
 )
@@ -1266,6 +1267,10 @@ class AccountingClient(Protocol):
     ) -> Pushed:
         """Create (``link.remote_id`` is None; ``link.request_id`` makes it idempotent) or
         update with the link's SyncToken, recovering from a stale one."""
+        ...
+
+    def items(self, session: AccountingSession) -> list[RemoteItem]:
+        """The company's active Service, NonInventory and Inventory items."""
         ...
 
     def push_item(

@@ -104,6 +104,7 @@ class RunKind(StrEnum):
     SYNC_CUSTOMERS = "sync-customers"  # pull customers, match, push unsynced
     PULL = "pull"  # pull invoice status only (webhook, background check)
     PUSH = "push"  # one object after a domain event (best effort)
+    IMPORT_PRODUCTS = "import-products"  # the company's items become (or link to) products
 
 
 class RunStatus(StrEnum):
@@ -358,6 +359,20 @@ class RemoteCustomer:
     phone: str | None
     account_number: str | None
     bill_address: Address | None
+
+
+@attrs.frozen
+class RemoteItem:
+    """A sellable item of the company (categories and bundles are not products)."""
+
+    remote_id: str
+    sync_token: str | None
+    name: str
+    kind: ProductKind
+    unit_price: Decimal
+    sku: str | None
+    description: str | None
+    taxable: bool
 
 
 @attrs.frozen

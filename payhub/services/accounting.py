@@ -47,6 +47,7 @@ from payhub.domain.accounting import (
     Pushed,
     RemoteCustomer,
     RemoteEnvironment,
+    RemoteItem,
     RemoteLink,
     RunKind,
     RunStatus,
@@ -60,7 +61,14 @@ from payhub.domain.accounting import (
     state_digest,
 )
 from payhub.domain.accounts import Merchant
-from payhub.domain.catalog import ProductKind
+from payhub.domain.catalog import (
+    Product,
+    ProductKind,
+    clean_description,
+    clean_product_name,
+    clean_sku,
+    clean_unit_price,
+)
 from payhub.domain.customers import Customer, clean_name
 from payhub.domain.environments import Environment
 from payhub.domain.errors import Conflict, FieldError, NotFound, PayHubError, Unavailable
@@ -165,6 +173,11 @@ class AccountingOnline:
     def sync_now(self) -> SyncRun:
         """Push unsynced customers, items and invoices (and payments), then pull status."""
         return self._start(RunKind.SYNC_NOW)
+
+    def import_products(self) -> SyncRun:
+        """The company's items become products (linked to one with the same SKU, else the
+        same name, when there is one); the portal's "Import products"."""
+        return self._start(RunKind.IMPORT_PRODUCTS)
 
     def sync_customers(self) -> SyncRun:
         """Pull the company's customers (matched on account number), push unsynced ones."""
@@ -327,6 +340,7 @@ class SyncEngine:
                 RunKind.SYNC_CUSTOMERS: self._sync_customers,
                 RunKind.PULL: self._pull,
                 RunKind.PUSH: self._push,
+                RunKind.IMPORT_PRODUCTS: self._import_products,
             }
             steps[run.kind](merchant, run, session)
         except _Stop as stop:
@@ -944,6 +958,78 @@ class SyncEngine:
     def _sync_customers(self, merchant: Merchant, run: SyncRun, session: AccountingSession) -> None:
         self._pull_customers(merchant, run, session)
         self._push_customers(run, session)
+
+    def _import_products(
+        self, merchant: Merchant, run: SyncRun, session: AccountingSession
+    ) -> None:
+        connection = self._refresh_company(merchant, run, session)
+        self._step(run, "importing products")
+        for item in self._call(session, merchant.id, self._client.items):
+            self._take_item(merchant, run, item, connection.home_currency or "USD")
+        self._save(run)
+
+    def _take_item(self, merchant: Merchant, run: SyncRun, item: RemoteItem, currency: str) -> None:
+        now = self._d.clock.now()
+        errors: list[FieldError] = []
+        name = clean_product_name(item.name, errors)
+        sku = clean_sku(item.sku, errors)
+        description = clean_description(item.description, errors)
+        price = clean_unit_price(item.unit_price, currency, errors)
+        if errors or price is None:
+            first = errors[0] if errors else FieldError("unitPrice", "is not a price")
+            run.error(f"item {item.remote_id}: {first.field} {first.message}")
+            return
+        with self._d.store.unit_of_work() as uow:
+            if uow.accounting.link_by_remote(merchant.id, SYSTEM, LinkKind.ITEM, item.remote_id):
+                return
+            product = uow.products.get_by_sku(merchant.id, sku) if sku else None
+            if product is None:
+                product = next(
+                    (
+                        p
+                        for p in uow.products.list(merchant.id, None, 500, include_inactive=True)
+                        if p.name.casefold() == name.casefold() and p.accounting_item_ref is None
+                    ),
+                    None,
+                )
+            if product is not None:
+                if uow.accounting.link(merchant.id, SYSTEM, LinkKind.ITEM, product.id):
+                    run.error(f"item {item.remote_id}: product {product.id} is already linked")
+                    return
+                counter = "productsMatched"
+            else:
+                product = Product(
+                    id=self._d.new_id("prod"),
+                    merchant_id=merchant.id,
+                    name=name,
+                    sku=sku,
+                    description=description,
+                    unit_price=price,
+                    kind=item.kind,
+                    taxable=item.taxable,
+                    category_id=None,
+                    active=True,
+                    created_at=now,
+                    updated_at=now,
+                )
+                uow.products.add(product)
+                counter = "productsImported"
+            product.accounting_item_ref = item.remote_id
+            uow.products.save(product)
+            uow.accounting.put_link(
+                RemoteLink(
+                    merchant.id,
+                    SYSTEM,
+                    LinkKind.ITEM,
+                    product.id,
+                    request_id_for(merchant.id, LinkKind.ITEM, product.id),
+                    now,
+                    self._d.clock.now(),
+                    item.remote_id,
+                    item.sync_token,
+                )
+            )
+        run.count(counter)
 
     def _push(self, merchant: Merchant, run: SyncRun, session: AccountingSession) -> None:
         kind, _, ident = (run.subject or "").partition(":")

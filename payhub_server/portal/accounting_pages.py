@@ -31,6 +31,7 @@ _DONE = {
     "connected": "QuickBooks Online is connected.",
     "sync-now": "A sync has started; refresh this page to follow it.",
     "sync-customers": "A customer sync has started; refresh this page to follow it.",
+    "import-products": "The product import has started; refresh this page to follow it.",
     "disconnected": "QuickBooks Online is disconnected; nothing syncs until you connect again.",
 }
 Query = Annotated[str | None, Parameter(required=False)]
@@ -105,6 +106,17 @@ def accounting_online_sync_customers(shop: Shop) -> Response[bytes]:
     return redirect(f"{PAGE}?done=sync-customers")
 
 
+@post(
+    f"{PAGE}/import-products",
+    guards=[require_role(*MANAGERS)],
+    sync_to_thread=True,
+    status_code=303,
+)
+def accounting_online_import_products(shop: Shop) -> Response[bytes]:
+    shop.accounting_online.import_products()
+    return redirect(f"{PAGE}?done=import-products")
+
+
 @post(f"{PAGE}/disconnect", guards=[require_role(*MANAGERS)], sync_to_thread=True, status_code=303)
 def accounting_online_disconnect(shop: Shop) -> Response[bytes]:
     shop.accounting_online.disconnect()
@@ -117,5 +129,6 @@ ACCOUNTING_HANDLERS: list[Any] = [
     accounting_online_callback,
     accounting_online_sync_now,
     accounting_online_sync_customers,
+    accounting_online_import_products,
     accounting_online_disconnect,
 ]

@@ -142,3 +142,45 @@ def test_a_sign_in_left_longer_than_fifteen_minutes_must_start_again(
     assert late.status_code == 409
     assert "expired" in late.text
     assert shop.ok(shop.get("/accounting-online"))["status"] == "notConnected"
+
+
+def test_products_are_imported_from_the_company_and_linked_not_duplicated(
+    shop: Invoicing, hub: PayHub, qbo: FakeQuickBooks, browse: Callable[..., Browser]
+) -> None:
+    by_sku = shop.created("/products", {"name": "Widget", "unitPrice": "12.50", "sku": "W-1"})
+    by_name = shop.created("/products", {"name": "Install", "unitPrice": "40"})
+    qbo.add_item(REALM, Name="Widget (QB)", Type="Inventory", Sku="W-1", UnitPrice=13)
+    qbo.add_item(REALM, Name="install", Type="Service", UnitPrice=45)
+    qbo.add_item(
+        REALM,
+        Name="Cable",
+        Type="NonInventory",
+        UnitPrice=3.25,
+        Taxable=True,
+        Description="per metre",
+    )
+    qbo.add_item(REALM, Name="Hardware", Type="Category")  # not a product
+    owner = signed_in(browse, hub, "owner@acme.example")
+    back_from_intuit(owner, qbo)
+    assert owner.submit(PAGE, f"{PAGE}/import-products").status_code == 303
+    work(hub)
+    page = owner.get(PAGE)
+    assert "productsImported" in page.text
+    products = {p["name"]: p for p in shop.ok(shop.get("/products"))["data"]}
+    assert sorted(products) == ["Cable", "Install", "Widget"]
+    assert all(p["accountingItemLinked"] for p in products.values())
+    cable = products["Cable"]
+    assert (cable["kind"], cable["isTaxable"], cable["description"]) == (
+        "NonInventory",
+        True,
+        "per metre",
+    )
+    assert products["Widget"]["productId"] == by_sku["productId"]  # matched on SKU
+    assert products["Install"]["productId"] == by_name["productId"]  # then on the name
+    # Importing again and syncing make no second product and push no twin item.
+    owner.submit(PAGE, f"{PAGE}/import-products")
+    work(hub)
+    assert len(shop.ok(shop.get("/products"))["data"]) == 3
+    owner.submit(PAGE, f"{PAGE}/sync-now")
+    work(hub)
+    assert len(qbo.records(REALM, "Item")) == 4

@@ -46,6 +46,7 @@ from payhub.domain.accounting import (
     RemoteCustomer,
     RemoteEnvironment,
     RemoteInvoiceState,
+    RemoteItem,
     RemoteLink,
 )
 from payhub.domain.addresses import Address
@@ -484,6 +485,23 @@ class QuickBooksOnline:
                 raise AccountingRejected(f"the company has no {kind} account for items")
             self._accounts[key] = str(found[0]["Id"])
         return self._accounts[key]
+
+    def items(self, session: AccountingSession) -> list[RemoteItem]:
+        kinds = {v: k for k, v in _KINDS.items()}
+        return [
+            RemoteItem(
+                remote_id=str(r["Id"]),
+                sync_token=str(r.get("SyncToken", "0")),
+                name=str(r.get("Name") or ""),
+                kind=kinds[r["Type"]],
+                unit_price=_dec(r.get("UnitPrice")),
+                sku=r.get("Sku") or None,
+                description=r.get("Description") or None,
+                taxable=bool(r.get("Taxable", False)),
+            )
+            for r in self._query(session, "select * from Item", "Item")
+            if r.get("Active", True) and r.get("Type") in kinds
+        ]
 
     def push_item(self, session: AccountingSession, item: OutgoingItem, link: RemoteLink) -> Pushed:
         body: dict[str, Any] = {

@@ -286,6 +286,13 @@ class FakeQuickBooks:
         self.companies[realm_id].entities["Customer"][rid] = row
         return row
 
+    def add_item(self, realm_id: str, **fields: Any) -> dict[str, Any]:
+        rid = str(next(self._ids))
+        row = {"Id": rid, "SyncToken": "0", "Active": True, **fields}
+        self._touch(row, bump=False)
+        self.companies[realm_id].entities["Item"][rid] = row
+        return row
+
     def throttle(self, times: int = 1, retry_after: str | None = "2", status: int = 429) -> None:
         for _ in range(times):
             self.injected.append((status, retry_after))
