@@ -245,6 +245,29 @@ class RemoteLink:
         return self.remote_id is not None
 
 
+def new_link(
+    merchant_id: str,
+    kind: LinkKind,
+    local_id: str,
+    at: datetime,
+    remote_id: str | None = None,
+    sync_token: str | None = None,
+) -> RemoteLink:
+    """A link of the online system: pending (no remote id yet, before a create) or found
+    (an existing record matched or imported)."""
+    return RemoteLink(
+        merchant_id,
+        AccountingSystem.ONLINE,
+        kind,
+        local_id,
+        request_id_for(merchant_id, kind, local_id),
+        at,
+        at,
+        remote_id,
+        sync_token,
+    )
+
+
 def request_id_for(merchant_id: str, kind: LinkKind, local_id: str, attempt: int = 0) -> str:
     """The idempotency key of one create: the same object gives the same key, so a create
     retried after a crash is answered with the record it already made."""

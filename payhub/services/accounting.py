@@ -55,8 +55,8 @@ from payhub.domain.accounting import (
     decode_tokens,
     encode_tokens,
     new_connection,
+    new_link,
     observed_percent,
-    request_id_for,
     settled_remotely,
     state_digest,
 )
@@ -69,9 +69,17 @@ from payhub.domain.catalog import (
     clean_sku,
     clean_unit_price,
 )
-from payhub.domain.customers import Customer, clean_name
+from payhub.domain.consent import clean_phone
+from payhub.domain.customers import Customer, clean_email, clean_name
 from payhub.domain.environments import Environment
-from payhub.domain.errors import Conflict, FieldError, NotFound, PayHubError, Unavailable
+from payhub.domain.errors import (
+    Conflict,
+    FieldError,
+    NotFound,
+    PayHubError,
+    Unavailable,
+    ValidationError,
+)
 from payhub.domain.events import CustomerCreated, DomainEvent
 from payhub.domain.invoices import Invoice, InvoiceStatus, PaymentSourceKind
 from payhub.domain.taxes import Jurisdiction, ObservedTaxRate, clean_postal_code
@@ -125,6 +133,14 @@ def _start_run(
         Job(deps.new_id("job"), QUEUE, {"run_id": run.id, "merchant_id": merchant_id}, now, 0)
     )
     return run
+
+
+def _or_none(check: Callable[[str | None], str | None], value: str | None) -> str | None:
+    """An imported field payhub's own rules accept, else left out (never a failed import)."""
+    try:
+        return check(value)
+    except ValidationError:
+        return None
 
 
 # --- the API and the portal --------------------------------------------------------------------
@@ -451,16 +467,7 @@ class SyncEngine:
             ):
                 return link
             if link is None:
-                now = self._d.clock.now()
-                link = RemoteLink(
-                    merchant_id,
-                    SYSTEM,
-                    kind,
-                    local_id,
-                    request_id_for(merchant_id, kind, local_id),
-                    now,
-                    now,
-                )
+                link = new_link(merchant_id, kind, local_id, self._d.clock.now())
                 uow.accounting.put_link(link)
         creating = not link.done
         try:
@@ -573,17 +580,7 @@ class SyncEngine:
                     )
                     return
                 uow.accounting.put_link(
-                    RemoteLink(
-                        merchant.id,
-                        SYSTEM,
-                        LinkKind.CUSTOMER,
-                        local.id,
-                        request_id_for(merchant.id, LinkKind.CUSTOMER, local.id),
-                        now,
-                        now,
-                        r.remote_id,
-                        None,
-                    )
+                    new_link(merchant.id, LinkKind.CUSTOMER, local.id, now, r.remote_id)
                 )
                 run.count("customersMatched")
                 return
@@ -601,8 +598,8 @@ class SyncEngine:
                 id=self._d.new_id("cus"),
                 merchant_id=merchant.id,
                 name=name,
-                email=None,
-                phone=None,
+                email=_or_none(clean_email, r.email),
+                phone=_or_none(clean_phone, r.phone),
                 website=None,
                 billing_address=r.bill_address,
                 account_number=r.account_number,
@@ -613,17 +610,7 @@ class SyncEngine:
             uow.customers.add(customer)
             # Linked in the same transaction, so the push its event queues finds it linked.
             uow.accounting.put_link(
-                RemoteLink(
-                    merchant.id,
-                    SYSTEM,
-                    LinkKind.CUSTOMER,
-                    customer.id,
-                    request_id_for(merchant.id, LinkKind.CUSTOMER, customer.id),
-                    now,
-                    now,
-                    r.remote_id,
-                    None,
-                )
+                new_link(merchant.id, LinkKind.CUSTOMER, customer.id, now, r.remote_id)
             )
             emit_for(
                 uow,
@@ -1017,16 +1004,8 @@ class SyncEngine:
             product.accounting_item_ref = item.remote_id
             uow.products.save(product)
             uow.accounting.put_link(
-                RemoteLink(
-                    merchant.id,
-                    SYSTEM,
-                    LinkKind.ITEM,
-                    product.id,
-                    request_id_for(merchant.id, LinkKind.ITEM, product.id),
-                    now,
-                    self._d.clock.now(),
-                    item.remote_id,
-                    item.sync_token,
+                new_link(
+                    merchant.id, LinkKind.ITEM, product.id, now, item.remote_id, item.sync_token
                 )
             )
         run.count(counter)

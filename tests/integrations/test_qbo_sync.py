@@ -202,7 +202,13 @@ def test_sync_customers_matches_on_account_number_and_imports_the_rest(
     ada = shop.created("/customers", {"name": {"first": "Ada"}, "accountNumber": "A-1"})
     bob = shop.created("/customers", {"name": {"first": "Bob"}})
     qbo.add_customer(REALM, DisplayName="Ada L.", Notes="payhub account: A-1")
-    qbo.add_customer(REALM, DisplayName="Carol's Bakery", CompanyName="Carol's Bakery")
+    qbo.add_customer(
+        REALM,
+        DisplayName="Carol's Bakery",
+        CompanyName="Carol's Bakery",
+        PrimaryEmailAddr={"Address": "carol@example.com"},
+        PrimaryPhone={"FreeFormNumber": "call the shop"},  # not a number payhub accepts
+    )
     connected(shop, qbo)
     run = sync(shop, "/accounting-online/sync-customers")
     assert run["status"] == "succeeded", run
@@ -214,6 +220,9 @@ def test_sync_customers_matches_on_account_number_and_imports_the_rest(
         c["name"]["company"] or c["name"]["first"] for c in shop.ok(shop.get("/customers"))["data"]
     )
     assert names == ["Ada", "Bob", "Carol's Bakery"]
+    carol = next(c for c in shop.ok(shop.get("/customers"))["data"] if c["name"]["company"])
+    assert carol["email"] == "carol@example.com"
+    assert carol["phone"] is None
     assert len(qbo.records(REALM, "Customer")) == 3  # Bob pushed; nobody twice
     work(shop.hub)  # the imported customer's customer.created finds it linked
     assert len(qbo.records(REALM, "Customer")) == 3
