@@ -4,7 +4,8 @@ credentials.
 Set ``QBO_SANDBOX_CLIENT_ID`` and ``QBO_SANDBOX_CLIENT_SECRET`` (the app's development
 keys), ``QBO_SANDBOX_REALM_ID`` (the sandbox company) and ``QBO_SANDBOX_REFRESH_TOKEN`` (from
 the OAuth Playground). Refresh tokens rotate: after a run the token you set may be spent, so
-take a fresh one from the Playground for the next. Only the sandbox host is ever called. Each run creates one customer named ``payhub remote <uuid>``.
+take a fresh one from the Playground for the next. Only the sandbox host is ever called.
+Each run creates one customer named ``payhub remote-<uuid>``.
 """
 
 from __future__ import annotations
