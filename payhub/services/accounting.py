@@ -405,6 +405,15 @@ class SyncEngine:
             try:
                 grant = self._client.refresh(connection.environment, grant.refresh_token, now)
             except GrantRevoked as e:
+                # Another worker may have refreshed first (the token rotated under us): its
+                # new grant is stored by now, and is used instead of giving up the grant.
+                current = self._connection(merchant_id)
+                if current.tokens_sealed != connection.tokens_sealed and current.tokens_sealed:
+                    theirs = decode_tokens(self._d.secrets.open(current.tokens_sealed))
+                    if theirs.access_fresh(self._d.clock.now()):
+                        return AccountingSession(
+                            connection.company_id, connection.environment, theirs.access_token
+                        )
                 self._lose_grant(merchant_id, str(e))
                 raise _Stop(f"disconnected: {e}") from e
             sealed = self._d.secrets.seal(encode_tokens(grant))

@@ -12,7 +12,7 @@ import pytest
 
 from payhub import PayHub
 from payhub.adapters.system import FixedClock
-from payhub.domain.accounting import AccountingSystem, LinkKind, decode_tokens
+from payhub.domain.accounting import AccountingSystem, LinkKind, decode_tokens, encode_tokens
 from payhub.domain.invoices import InvoiceStatus, PaymentSourceKind
 from payhub.domain.payments import MethodType
 from tests.integrations.conftest import REALM, Sleeps, connect, work
@@ -472,3 +472,30 @@ def test_automated_sales_tax_feeds_the_tax_suggestion_and_observed_rates(
     assert [o["postalCode"] for o in observed["observed"]] == ["94105"]
     clock.advance(timedelta(days=31))
     assert shop.ok(shop.get("/tax-rates/suggestion?postalCode=94105"))["isStale"] is True
+
+
+def test_a_refresh_lost_to_another_worker_uses_the_grant_it_stored(
+    shop: Invoicing, customer: dict[str, Any], qbo: FakeQuickBooks, clock: FixedClock, hub: PayHub
+) -> None:
+    connected(shop, qbo)
+    clock.advance(timedelta(hours=2))
+    adapter = hub.accounting
+    assert adapter is not None
+    real = adapter.refresh
+
+    def beaten_by_another_worker(*args: Any) -> Any:
+        # The other worker refreshes with the same (old) token first and stores its grant.
+        theirs = real(*args)
+        with hub.store.unit_of_work() as uow:
+            merchant = shop.merchant(uow)
+            connection = uow.accounting.get(merchant.id, QBO, for_update=True)
+            assert connection is not None
+            connection.tokens_sealed = hub.deps.secrets.seal(encode_tokens(theirs))
+            uow.accounting.put(connection)
+        return real(*args)  # ours now carries a spent refresh token: invalid_grant
+
+    adapter.refresh = beaten_by_another_worker  # type: ignore[method-assign]
+    run = sync(shop)
+    assert run["status"] == "succeeded", run
+    assert shop.ok(shop.get("/accounting-online"))["status"] == "connected"
+    assert len(qbo.records(REALM, "Customer")) == 1
