@@ -420,15 +420,34 @@ def test_intuit_notifications_are_verified_then_pull_invoice_status(
     assert shop.stored(number).status is InvoiceStatus.PAID
 
 
-def test_another_merchants_key_cannot_reach_the_connection(
-    shop: Invoicing, qbo: FakeQuickBooks, make_merchant: Any, merchant_key: Any
+def test_every_accounting_route_is_the_merchants_own(
+    shop: Invoicing,
+    customer: dict[str, Any],
+    qbo: FakeQuickBooks,
+    make_merchant: Any,
+    merchant_key: Any,
+    other_provider: Any,
 ) -> None:
+    connected(shop, qbo)
+    run_id = shop.post("/accounting-online/sync-now").json()["runId"]
+    routes = [
+        ("GET", "/accounting-online"),
+        ("GET", f"/accounting-online/sync-runs/{run_id}"),
+        ("POST", "/accounting-online/sync-now"),
+        ("POST", "/accounting-online/sync-customers"),
+        ("POST", "/accounting-online/disconnect"),  # last: the others need the connection
+    ]
     make_merchant(shop.account, "other")
-    key = merchant_key(shop.account, "other")
-    other = shop.with_key(key)
-    assert other.get("/accounting-online").status_code == 403
-    assert other.post("/accounting-online/sync-now").status_code == 403
-    assert other.post("/accounting-online/disconnect").status_code == 403
+    sister = shop.with_key(merchant_key(shop.account, "other"))
+    foreign = shop.with_key(other_provider.key)
+    own_key = shop.with_key(merchant_key(shop.account, shop.ref))
+    for method, path in routes:
+        assert sister.call(method, path).status_code == 403, path
+        assert foreign.call(method, path).status_code == 404, path
+    assert shop.ok(shop.get("/accounting-online"))["status"] == "connected"  # untouched
+    for method, path in routes:
+        answer = own_key.call(method, path)
+        assert answer.status_code in (200, 202), (path, answer.text)
 
 
 def test_the_card_guard_spares_only_intuits_company_ids(shop: Invoicing) -> None:
