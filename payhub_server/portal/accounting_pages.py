@@ -68,8 +68,11 @@ def accounting_online_page(
 
 
 @get(f"{PAGE}/connect", guards=[require_role(*MANAGERS)], sync_to_thread=True)
-def accounting_online_connect(shop: Shop) -> Response[bytes]:
-    """To Intuit's sign-in page, with a fresh state."""
+def accounting_online_connect(request: Request[Any, Any, Any], shop: Shop) -> Response[bytes]:
+    """To Intuit's sign-in page, with a fresh state (back to the page, which says so, when
+    QuickBooks Online is not set up on this server)."""
+    if hub_of(request).accounting is None:
+        return redirect(PAGE)
     url = shop.accounting_online.begin_connect()
     return Response(b"", status_code=303, headers={"Location": url})
 
@@ -85,6 +88,8 @@ def accounting_online_callback(
     error: Query = None,
 ) -> Response[bytes]:
     """Where Intuit sends the merchant back (the app's redirect URI)."""
+    if hub_of(request).accounting is None:
+        return redirect(PAGE)
     try:
         shop.accounting_online.finish_connect(oauth_state or "", code, realm_id, error)
     except Conflict as e:
