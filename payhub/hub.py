@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from payhub.adapters.accounting.qbo import QboConfig, QuickBooksOnline
 from payhub.adapters.gateways.registry import default_catalog, default_gateways
 from payhub.adapters.master_key import default_key_file, open_master_keys
 from payhub.adapters.messaging import mailer_from_env, sms_from_env, status_callback_url
@@ -27,6 +28,7 @@ from payhub.domain.environments import Environment
 from payhub.domain.errors import NotFound
 from payhub.domain.gateways import GatewayCatalog, GatewayInfo
 from payhub.ports import (
+    AccountingClient,
     Clock,
     Gateway,
     Mailer,
@@ -36,6 +38,14 @@ from payhub.ports import (
     SmsSender,
     Store,
     WebhookSender,
+)
+from payhub.services.accounting import QUEUE as ACCOUNTING_QUEUE
+from payhub.services.accounting import TYPES as ACCOUNTING_TYPES
+from payhub.services.accounting import (
+    AccountingOnline,
+    AccountingReaction,
+    AccountingWebhooks,
+    SyncEngine,
 )
 from payhub.services.auth import Authenticator, Caller
 from payhub.services.catalog import Categories, Products, TaxRates
@@ -77,7 +87,12 @@ class MerchantScope:
     """Everything one merchant's operations need; reached only through ``ProviderScope``."""
 
     def __init__(
-        self, deps: Deps, caller: Caller, reference: str, gateways: dict[str, Gateway]
+        self,
+        deps: Deps,
+        caller: Caller,
+        reference: str,
+        gateways: dict[str, Gateway],
+        accounting: AccountingClient | None = None,
     ) -> None:
         self.reference = reference
         self.credentials = Credentials(deps, caller, reference)
@@ -95,6 +110,7 @@ class MerchantScope:
         self.schedule_requests = ScheduleRequests(deps, caller, reference, gateways)
         self.profile = Profiles(deps, caller, reference)
         self.keys = MerchantKeys(deps, caller, reference)
+        self.accounting_online = AccountingOnline(deps, caller, reference, accounting)
         self._merchants = Merchants(deps, caller)
 
     def set_time_zone(self, time_zone: str) -> Merchant:
@@ -111,9 +127,11 @@ class ProviderScope:
         caller: Caller,
         gateways: dict[str, Gateway],
         allow_loopback_webhooks: bool = False,
+        accounting: AccountingClient | None = None,
     ) -> None:
         self._deps = deps
         self._gateways = gateways
+        self._accounting = accounting
         self.caller = caller
         self.merchants = Merchants(deps, caller)
         self.short_links = ShortLinks(deps, caller)
@@ -121,7 +139,7 @@ class ProviderScope:
         self.events = Events(deps, caller)
 
     def merchant(self, reference: str) -> MerchantScope:
-        return MerchantScope(self._deps, self.caller, reference, self._gateways)
+        return MerchantScope(self._deps, self.caller, reference, self._gateways, self._accounting)
 
     @property
     def catalog(self) -> GatewayCatalog:
@@ -146,6 +164,7 @@ class PayHub:
         allow_loopback_webhooks: bool | None = None,
         catalog: GatewayCatalog | None = None,
         passwords: PasswordHasher | None = None,
+        accounting: AccountingClient | None = None,
     ) -> None:
         self.gateway_adapters = gateways if gateways is not None else default_gateways()
         self.catalog = catalog if catalog is not None else default_catalog()
@@ -192,6 +211,17 @@ class PayHub:
             self.deps, self.webhook_sender, self.mailer, allow_loopback=allow_loopback_webhooks
         )
         self.approvals = Approvals(self.deps, self.gateway_adapters)
+        # QuickBooks Online when its app keys are configured (docs/integrations.md); connecting
+        # is the portal's, syncing the worker's (the accounting queue), pushes follow events.
+        if accounting is None:
+            qbo = QboConfig.from_env(os.environ)
+            accounting = QuickBooksOnline(qbo) if qbo is not None else None
+        self.accounting = accounting
+        self.accounting_webhooks = AccountingWebhooks(self.deps, accounting)
+        if accounting is not None:
+            self.deps.reactions.register(
+                "accounting-online", AccountingReaction(self.deps), ACCOUNTING_TYPES
+            )
         # The admin portal's accounts (argon2id passwords; invites go out by the mailer).
         self.portal = PortalAccounts(self.deps, passwords or Argon2Passwords(), self.mailer)
 
@@ -212,6 +242,7 @@ class PayHub:
         webhook_sender: WebhookSender | None = None,
         allow_loopback_webhooks: bool | None = None,
         catalog: GatewayCatalog | None = None,
+        accounting: AccountingClient | None = None,
     ) -> PayHub:
         """Open a database by URL and the master key from ``secret_key``, the
         ``PAYHUB_SECRET_KEY`` environment variable, or a key file (``PAYHUB_KEY_FILE``, by
@@ -245,6 +276,7 @@ class PayHub:
             webhook_sender=webhook_sender,
             allow_loopback_webhooks=allow_loopback_webhooks,
             catalog=catalog,
+            accounting=accounting,
         )
 
     def job_handlers(self) -> dict[str, JobHandler]:
@@ -253,6 +285,8 @@ class PayHub:
         handlers[OUTBOX_QUEUE] = self.outbox.deliver
         handlers[SCHEDULES_QUEUE] = Runner(self.deps, self.gateway_adapters).handle
         handlers[WEBHOOKS_QUEUE] = self.webhooks.handle
+        if self.accounting is not None:
+            handlers[ACCOUNTING_QUEUE] = SyncEngine(self.deps, self.accounting).handle
         return handlers
 
     def close(self) -> None:
@@ -275,7 +309,13 @@ class PayHub:
         return Caller(provider.id, provider.environment, api_key_id="in-process")
 
     def provider(self, caller: Caller) -> ProviderScope:
-        return ProviderScope(self.deps, caller, self.gateway_adapters, self.allow_loopback_webhooks)
+        return ProviderScope(
+            self.deps,
+            caller,
+            self.gateway_adapters,
+            self.allow_loopback_webhooks,
+            self.accounting,
+        )
 
     def gateways(self, environment: Environment) -> list[GatewayInfo]:
         return self.catalog.for_environment(environment)

@@ -13,6 +13,24 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from payhub.domain.accounting import (
+    AccountingConnection,
+    AccountingSystem,
+    CompanyInfo,
+    Grant,
+    LinkKind,
+    OutgoingCustomer,
+    OutgoingInvoice,
+    OutgoingItem,
+    OutgoingPayment,
+    Pushed,
+    RemoteCustomer,
+    RemoteEnvironment,
+    RemoteInvoiceState,
+    RemoteItem,
+    RemoteLink,
+    SyncRun,
+)
 from payhub.domain.accounts import ApiKey, GatewayCredential, Merchant, Provider
 from payhub.domain.catalog import Category, Product
 from payhub.domain.consent import ConsentRecord
@@ -1008,6 +1026,61 @@ class MerchantProfileRepository(Protocol):
     def put(self, merchant_id: str, profile: MerchantProfile, at: datetime) -> None: ...
 
 
+class AccountingRepository(Protocol):
+    """Accounting connections (one per merchant and system), the remote id of every object
+    pushed, and the sync runs (migration 22)."""
+
+    def get(
+        self, merchant_id: str, system: AccountingSystem, for_update: bool = False
+    ) -> AccountingConnection | None: ...
+
+    def put(self, connection: AccountingConnection) -> None:
+        """Insert or write back every field."""
+        ...
+
+    def by_state(self, system: AccountingSystem, digest: str) -> AccountingConnection | None:
+        """The connection whose authorization in progress has that state digest."""
+        ...
+
+    def by_company(self, system: AccountingSystem, company_id: str) -> list[AccountingConnection]:
+        """Connected connections to that company (a webhook names only the company)."""
+        ...
+
+    def link(
+        self, merchant_id: str, system: AccountingSystem, kind: LinkKind, local_id: str
+    ) -> RemoteLink | None: ...
+
+    def link_by_remote(
+        self, merchant_id: str, system: AccountingSystem, kind: LinkKind, remote_id: str
+    ) -> RemoteLink | None: ...
+
+    def put_link(self, link: RemoteLink) -> None:
+        """Insert or write back; ``Conflict`` when another local object has the remote id."""
+        ...
+
+    def links(
+        self,
+        merchant_id: str,
+        system: AccountingSystem,
+        kind: LinkKind,
+        local_ids: Collection[str] | None = None,
+    ) -> list[RemoteLink]:
+        """Every link of that kind (``local_ids``: only those), by local id."""
+        ...
+
+    def add_run(self, run: SyncRun) -> None: ...
+
+    def get_run(self, merchant_id: str, run_id: str) -> SyncRun | None: ...
+
+    def save_run(self, run: SyncRun) -> None: ...
+
+    def latest_run(
+        self, merchant_id: str, system: AccountingSystem, finished: bool = False
+    ) -> SyncRun | None:
+        """The newest run (``finished``: the newest finished one)."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through it commits together or not at all."""
 
@@ -1042,6 +1115,7 @@ class UnitOfWork(Protocol):
     portal_sessions: PortalSessionRepository
     portal_tokens: PortalTokenRepository
     merchant_profiles: MerchantProfileRepository
+    accounting: AccountingRepository
 
 
 @attrs.frozen
@@ -1259,3 +1333,79 @@ class WebhookSender(Protocol):
     def post(
         self, url: str, headers: dict[str, str], body: bytes, *, allow_loopback: bool = False
     ) -> WebhookResponse: ...
+
+
+# --- accounting systems ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class AccountingSession:
+    """Who a call is for: the company, its environment and a fresh access token."""
+
+    company_id: str
+    environment: RemoteEnvironment
+    access_token: str = attrs.field(repr=False)
+
+
+class AccountingClient(Protocol):
+    """An online accounting system (QuickBooks Online: ``adapters/accounting/qbo.py``).
+
+    Raises ``GrantRevoked`` when the grant is gone (revoked, expired refresh token),
+    ``AccessExpired`` on a 401 (the caller refreshes once and tries again),
+    ``AccountingUnavailable`` after its own retries of throttling (429) and 5xx answers,
+    and ``AccountingRejected`` for a request the system refused (with its code and text).
+    """
+
+    system: AccountingSystem
+
+    def authorization_url(self, environment: RemoteEnvironment, state: str) -> str: ...
+
+    def exchange_code(self, environment: RemoteEnvironment, code: str, now: datetime) -> Grant: ...
+
+    def refresh(self, environment: RemoteEnvironment, refresh_token: str, now: datetime) -> Grant:
+        """A new grant; its refresh token replaces the old one (rotation)."""
+        ...
+
+    def revoke(self, environment: RemoteEnvironment, refresh_token: str) -> None:
+        """Best effort: tell the system the grant is no longer wanted."""
+        ...
+
+    def company(self, session: AccountingSession) -> CompanyInfo: ...
+
+    def customers(self, session: AccountingSession) -> list[RemoteCustomer]: ...
+
+    def push_customer(
+        self,
+        session: AccountingSession,
+        customer: OutgoingCustomer,
+        link: RemoteLink,
+    ) -> Pushed:
+        """Create (``link.remote_id`` is None; ``link.request_id`` makes it idempotent) or
+        update with the link's SyncToken, recovering from a stale one."""
+        ...
+
+    def items(self, session: AccountingSession) -> list[RemoteItem]:
+        """The company's active Service, NonInventory and Inventory items."""
+        ...
+
+    def push_item(
+        self, session: AccountingSession, item: OutgoingItem, link: RemoteLink
+    ) -> Pushed: ...
+
+    def push_invoice(
+        self, session: AccountingSession, invoice: OutgoingInvoice, link: RemoteLink
+    ) -> Pushed: ...
+
+    def push_payment(
+        self, session: AccountingSession, payment: OutgoingPayment, link: RemoteLink
+    ) -> Pushed: ...
+
+    def changed_invoices(
+        self, session: AccountingSession, since: datetime
+    ) -> list[RemoteInvoiceState]:
+        """Invoices changed since ``since`` (change data capture: 30 days back at most)."""
+        ...
+
+    def verify_webhook(self, body: bytes, signature: str | None) -> bool:
+        """The notification really comes from the system (``intuit-signature``)."""
+        ...

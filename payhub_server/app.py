@@ -26,6 +26,7 @@ from payhub_server.reference import (
     reference_assets,
 )
 from payhub_server.requestlog import RequestLog
+from payhub_server.routes.accounting import AccountingOnlineController, intuit_notifications
 from payhub_server.routes.approvals import APPROVAL_HANDLERS
 from payhub_server.routes.categories import CategoryController
 from payhub_server.routes.customers import CustomerController
@@ -110,6 +111,7 @@ def create_app(hub: PayHub) -> Litestar:
             Tag(name="Scheduled payments"),
             Tag(name="Webhooks"),
             Tag(name="Events"),
+            Tag(name="Accounting"),
         ],
     )
     app = PayHubApp(
@@ -132,6 +134,8 @@ def create_app(hub: PayHub) -> Litestar:
             ShortLinkController,
             MessagingController,
             WebhookEndpointController,
+            AccountingOnlineController,
+            intuit_notifications,
             twilio_inbound,
             gateway_notification,
             twilio_status,

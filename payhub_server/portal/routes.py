@@ -15,6 +15,7 @@ from litestar.exceptions import HTTPException
 
 from payhub.domain.errors import PayHubError
 from payhub_server.deps import PUBLIC
+from payhub_server.portal.accounting_pages import ACCOUNTING_HANDLERS
 from payhub_server.portal.accounts import ACCOUNT_HANDLERS
 from payhub_server.portal.merchant_pages import MERCHANT_HANDLERS
 from payhub_server.portal.operator import OPERATOR_HANDLERS
@@ -33,6 +34,7 @@ PORTAL_HANDLERS: list[Any] = [
     *OPERATOR_HANDLERS,
     *MERCHANT_HANDLERS,  # settings, customers, invoices, payments, keys
     *SHOP_HANDLERS,  # catalog, schedules, integrations, register
+    *ACCOUNTING_HANDLERS,  # QuickBooks Online
 ]
 
 

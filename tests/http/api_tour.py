@@ -89,13 +89,18 @@ R = M + "/{ref}"
 
 
 def run(  # noqa: PLR0915  # one linear story
-    tour: Tour, allow_embedding: Any = None, portal_user: Any = None
+    tour: Tour,
+    allow_embedding: Any = None,
+    portal_user: Any = None,
+    connect_accounting: Any = None,
 ) -> Tour:
     """Every operation once. ``allow_embedding(ref)`` gives the merchant an allowed website
     (the portal's job, done in-process) so the embed call succeeds; without it that call is
     made and may be refused. ``portal_user(ref)`` creates a portal user of the merchant (the
     operator's CLI, in-process) and returns its email; without it the portal-session call is
-    made for nobody and answers 404."""
+    made for nobody and answers 404. ``connect_accounting(ref)`` connects the online
+    accounting system (the portal's job, in-process, against a fake); without it the sync
+    calls answer 409."""
     t = tour
     call = t.call
     # --- the merchant and its gateway --------------------------------------------------------
@@ -330,6 +335,21 @@ def run(  # noqa: PLR0915  # one linear story
     revoked = call("POST", "/api/short-links", {**link_body, "label": "Old offer"})
     call("DELETE", "/api/short-links/{code}", code=revoked["code"])
 
+    # --- the online accounting system (connected only in the portal) ------------------------------
+    a = R + "/accounting-online"
+    call("GET", a)
+    if connect_accounting is not None:
+        connect_accounting(t.ids["ref"])
+        sync = call("POST", a + "/sync-now", ok=(202,))
+        t.ids["run_id"] = sync["runId"]
+        call("POST", a + "/sync-customers", ok=(202,))
+        call("GET", a + "/sync-runs/{run_id}")
+    else:
+        call("POST", a + "/sync-now", ok=(409,))
+        call("POST", a + "/sync-customers", ok=(409,))
+        call("GET", a + "/sync-runs/{run_id}", ok=(404,), run_id="acr_none")
+    call("POST", a + "/disconnect")
+
     # --- events: what the tour did, newest first ------------------------------------------------
     events = call("GET", "/api/events", params={"limit": 2})
     t.ids["event_id"] = events["data"][0]["eventId"]
@@ -468,19 +488,29 @@ def spares(tour: Tour) -> Tour:
 
 
 def record() -> None:
-    """Run the tour in-process on a fresh database and write the examples file."""
+    """Run the tour in-process on a fresh database and write the examples file
+    (``--keep``: keep the examples already recorded, add the new operations' only)."""
     import tempfile
     from datetime import UTC, datetime
+    from urllib.parse import parse_qs, urlsplit
 
+    import httpx
     from litestar.testing import TestClient
 
     from payhub import Environment, PayHub
+    from payhub.adapters.accounting.qbo import QuickBooksOnline
     from payhub.adapters.system import FixedClock
     from payhub_server import create_app
+    from tests.integrations.fakes.qbo import FakeQuickBooks
 
     with tempfile.TemporaryDirectory() as tmp:
         clock = FixedClock(datetime(2029, 11, 20, 16, 30, tzinfo=UTC))
-        hub = PayHub.open(f"sqlite:///{tmp}/tour.db", key_file=Path(tmp) / "k", clock=clock)
+        qbo = FakeQuickBooks(clock.now)
+        qbo.add_company("9130354781934026", "Acme Plumbing Books")
+        adapter = QuickBooksOnline(qbo.config(), httpx.Client(transport=qbo.transport()))
+        hub = PayHub.open(
+            f"sqlite:///{tmp}/tour.db", key_file=Path(tmp) / "k", clock=clock, accounting=adapter
+        )
         _, issued = hub.operators.create_provider("Tour", Environment.SANDBOX)
         hub.link_admin.set_domain(Environment.SANDBOX, "go.payhub.example")
 
@@ -494,11 +524,25 @@ def record() -> None:
             )
             return user.email
 
+        def connect(ref: str) -> None:
+            scope = hub.provider(hub.authenticate(issued.secret)).merchant(ref)
+            url = scope.accounting_online.begin_connect()
+            back = parse_qs(urlsplit(qbo.sign_in(url, "9130354781934026")).query)
+            scope.accounting_online.finish_connect(
+                back["state"][0], back["code"][0], back["realmId"][0]
+            )
+
         with TestClient(create_app(hub)) as client:
             document = client.get("/schema/openapi.json").json()
-            tour = run(Tour(client, issued.secret, document), allow, portal_user)
+            tour = run(Tour(client, issued.secret, document), allow, portal_user, connect)
         hub.close()
-    text = json.dumps(dict(sorted(tour.records.items())), indent=1, ensure_ascii=False)
+    records = tour.records
+    if EXAMPLES.exists() and "--keep" in sys.argv:
+        # Only operations not recorded yet (every run draws new ids: a full rewrite would
+        # change every example).
+        kept = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+        records = {**records, **kept}
+    text = json.dumps(dict(sorted(records.items())), indent=1, ensure_ascii=False)
     EXAMPLES.write_text(text + "\n", encoding="utf-8")
     sys.stdout.write(f"{len(tour.records)} operations recorded in {EXAMPLES}\n")
 

@@ -23,10 +23,14 @@ from litestar.testing import TestClient
 
 from payhub import PayHub
 from tests.conftest import Account, api_headers
-from tests.customers.test_tenancy import PREFIXES as COVERED_ELSEWHERE
+from tests.customers.test_tenancy import PREFIXES as CUSTOMER_PREFIXES
 from tests.http.support import Operation, operations, problem
 
 Client = TestClient[Litestar]
+# Routes whose tenancy is enumerated with real objects elsewhere: the nested resources
+# (tests/customers/test_tenancy.py) and the online accounting system, which must be connected
+# in the portal first (tests/integrations/test_qbo_sync.py).
+COVERED_ELSEWHERE = (*CUSTOMER_PREFIXES, "/api/merchant-accounts/{ref}/accounting-online")
 
 OWNER_REF = "a-shop"
 SECRET = "sk_test_tenancy_secret_value"

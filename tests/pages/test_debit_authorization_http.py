@@ -1,7 +1,7 @@
 """The bank debit authorization on the pay page, over HTTP on both stores: a bank payment is
 refused without the payer's acceptance, and the words accepted (with the amount charged, the
 date in the merchant's zone and the invoice), the time, address and browser are recorded with
-the payment (migration 23)."""
+the payment (migration 21)."""
 
 from __future__ import annotations
 

@@ -888,7 +888,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
-        23,
+        21,
         "debit authorizations: the payer's acceptance of a bank debit on the pay page",
         # One row per transaction: the words accepted (with the amount), when, and the
         # address and browser the acceptance came from (NACHA WEB authorization evidence).
@@ -903,6 +903,69 @@ MIGRATIONS: tuple[Migration, ...] = (
             user_agent TEXT
         );
         CREATE INDEX debit_authorizations_invoice ON debit_authorizations(invoice_id)
+        """,
+    ),
+    Migration(
+        22,
+        "accounting integrations: connections, remote ids of pushed objects, sync runs",
+        # Tokens are sealed by the SecretBox as gateway credentials are; the OAuth state is
+        # kept as a digest. A link row is written before the create call (request id, no
+        # remote id) and completed after it, so a crashed run never creates twice.
+        """
+        CREATE TABLE accounting_connections (
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            system TEXT NOT NULL,
+            status TEXT NOT NULL,
+            status_reason TEXT,
+            environment TEXT,
+            company_id TEXT,
+            company_name TEXT,
+            home_currency TEXT,
+            automatic_sales_tax {bool} NOT NULL,
+            item_categories {bool} NOT NULL,
+            tokens_sealed {blob},
+            invoice_cursor {ts},
+            state_digest TEXT,
+            state_expires_at {ts},
+            connected_at {ts},
+            disconnected_at {ts},
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            PRIMARY KEY (merchant_id, system)
+        );
+        CREATE INDEX accounting_connections_company ON accounting_connections(system, company_id);
+        CREATE UNIQUE INDEX accounting_connections_state ON accounting_connections(state_digest)
+            WHERE state_digest IS NOT NULL;
+        CREATE TABLE accounting_links (
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            system TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            local_id TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            remote_id TEXT,
+            sync_token TEXT,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            PRIMARY KEY (merchant_id, system, kind, local_id)
+        );
+        CREATE UNIQUE INDEX accounting_links_remote
+            ON accounting_links(merchant_id, system, kind, remote_id) WHERE remote_id IS NOT NULL;
+        CREATE TABLE accounting_runs (
+            id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL REFERENCES merchants(id),
+            system TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            subject TEXT,
+            step TEXT,
+            counts {json} NOT NULL,
+            errors {json} NOT NULL,
+            created_at {ts} NOT NULL,
+            updated_at {ts} NOT NULL,
+            started_at {ts},
+            finished_at {ts}
+        );
+        CREATE INDEX accounting_runs_latest ON accounting_runs(merchant_id, system, created_at)
         """,
     ),
 )

@@ -785,3 +785,6 @@ class SqlUnitOfWork:
         from payhub.adapters.storage import sql_profiles as prof
 
         self.merchant_profiles: ports.MerchantProfileRepository = prof.SqlMerchantProfiles(db)
+        from payhub.adapters.storage import sql_accounting as acc
+
+        self.accounting: ports.AccountingRepository = acc.SqlAccounting(db)

@@ -1,4 +1,4 @@
-"""The payers' acceptances of bank debits on the pay page (migration 23), one per transaction."""
+"""The payers' acceptances of bank debits on the pay page (migration 21), one per transaction."""
 
 from __future__ import annotations
 

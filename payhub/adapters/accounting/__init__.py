@@ -1,0 +1,1 @@
+"""Accounting systems (QuickBooks Online)."""

@@ -1,0 +1,1 @@
+"""Integrations against in-process fakes of the vendors."""

@@ -1,0 +1,1 @@
+"""In-process fakes of the integrations' vendors, built from their public references."""
