@@ -63,6 +63,13 @@ def test_connect_in_the_portal_then_sync_and_disconnect(
     assert "succeeded" in page.text
     assert "customersCreated" in page.text
     assert len(qbo.records(REALM, "Customer")) == 1
+    # The integrations list and the generic status agree with the connection and its sync.
+    listed = browser.get("/portal/integrations").text
+    assert "Connected</span> to Acme Books LLC" in listed
+    status = hub.provider(hub.as_provider(shop.account.provider.id)).merchant(shop.ref).integrations
+    online = status.get("accounting-online")
+    assert online.connected and online.last_sync is not None and online.last_sync.ok
+    assert "1 customersCreated" in online.last_sync.summary
 
     assert browser.submit(PAGE, f"{PAGE}/disconnect").status_code == 303
     page = browser.get(PAGE)
