@@ -969,39 +969,20 @@ class Payments:
         amount: Money | None,
         idempotency_key: str,
     ) -> tuple[TransactionView, bool]:
-        """A refund or void at most once per key, for callers without HTTP (the portal's
-        forms carry a key each): the same request again returns the transaction as it is now
-        and ``True`` (a replay), without calling the gateway; the key with another request is
-        422, while the first still runs 409. A failure stores nothing: the form can be sent
-        again (the gateway key is the same, so the gateway does not move money twice)."""
+        """A refund or void at most once per key, for callers that say whether it was a
+        replay (the portal's forms carry a key each): ``refund``/``void`` with the key, and
+        ``True`` when the same request had already been made under it (nothing sent again).
+        The key with another request is 422, while the first still runs 409."""
         if operation not in ("refund", "void"):
             raise ValidationError.for_field("operation", "must be refund or void")
-        key = idempotency.check_key(idempotency_key)
-        fingerprint = hashlib.sha256(
-            f"in-process {operation}\n{self._reference}\n{gateway_name}\n{transaction_id}"
-            f"\n{amount!r}".encode()
-        ).hexdigest()
-        call = IdempotentCall(self._caller.provider_id, key, fingerprint)
-        with self._d.store.unit_of_work() as uow:
-            earlier = idempotency.claim(uow, call, self._d.clock.now())
-        if earlier is not None:
-            return self.get(gateway_name, transaction_id), True
-        with idempotency.lease_keeper(self._d.store, self._d.clock).hold(call):
-            try:
-                if operation == "refund":
-                    view = self.refund(gateway_name, transaction_id, amount, key)
-                else:
-                    view = self.void(gateway_name, transaction_id, key)
-            except BaseException:
-                with self._d.store.unit_of_work() as uow:
-                    idempotency.release(uow, call)
-                raise
-            with self._d.store.unit_of_work() as uow:
-                idempotency.finish(
-                    uow,
-                    call,
-                    StoredResponse(
-                        200, json.dumps({"transactionId": view.transaction.id}).encode()
-                    ),
-                )
-        return view, False
+        if operation == "refund":
+            key, under = self._in_process(
+                "refund", idempotency_key, f"{gateway_name}\n{transaction_id}\n{amount!r}"
+            )
+            answer = self._refund(gateway_name, transaction_id, amount, key, under)
+        else:
+            key, under = self._in_process(
+                "void", idempotency_key, f"{gateway_name}\n{transaction_id}"
+            )
+            answer = self._void(gateway_name, transaction_id, key, under)
+        return self._view_of(answer), answer.replayed
