@@ -68,10 +68,22 @@ def api_headers(key: str) -> dict[str, str]:
     return {"X-Api-Key": key}
 
 
+# The storage contract runs on both stores in the everyday command; the suites above it run
+# there on SQLite, and their PostgreSQL runs are ``slow`` (CI runs them, the second command).
+_POSTGRES_EVERY_DAY = ("tests/storage/",)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every browser test is also ``slow``: the README's everyday command leaves them to CI."""
+    """Every browser test is also ``slow``: the README's everyday command leaves them to CI,
+    with the PostgreSQL runs of the suites above the storage contract."""
     for item in items:
-        if item.get_closest_marker("browser") and not item.get_closest_marker("slow"):
+        if item.get_closest_marker("slow"):
+            continue
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+        elif item.get_closest_marker("postgres") and not item.nodeid.startswith(
+            _POSTGRES_EVERY_DAY
+        ):
             item.add_marker(pytest.mark.slow)
 
 
