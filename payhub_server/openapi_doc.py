@@ -180,6 +180,10 @@ _EXTRA: dict[tuple[str, str], set[int]] = {
     ("get", "/api/events"): {404},  # merchantReference names no merchant
     ("post", "/webhooks/twilio/sms"): {400, 401, 413},  # 401: not signed by Twilio
     ("post", "/webhooks/twilio/status"): {400, 401, 413},
+    # 400: not a notification body; 401: the webhook's basic authentication failed; 404: an
+    # address no credentials hold (or a gateway that posts none)
+    ("post", "/webhooks/gateways/{gateway}/{token}"): {400, 401, 404, 413},
+    ("post", "/webhooks/intuit"): {400, 404, 413},  # 404: not signed by the Intuit app
 }
 
 

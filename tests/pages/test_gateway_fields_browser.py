@@ -238,6 +238,9 @@ STRIPE: dict[str, Vendor] = {
     "https://js.stripe.com/v3/": serve("stripe-v3.js", "application/javascript"),
     "https://js.stripe.com/v3/elements-inner-card.html": serve("stripe-card-frame.html",
                                                                "text/html"),
+    # An invoice that also takes bank accounts mounts the Payment Element's frame up front.
+    "https://js.stripe.com/v3/elements-inner-payment.html": serve("stripe-payment-frame.html",
+                                                                  "text/html"),
     "https://api.stripe.com/v1/payment_methods": stripe_payment_methods,
 }  # fmt: skip
 

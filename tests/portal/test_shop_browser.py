@@ -185,7 +185,7 @@ def test_integrations(live: Live, page: Page) -> None:
     _sign_in(page, live, "/portal/integrations")
     expect(page.get_by_text("Not connected").first).to_be_visible()
     _clean(page, "integrations")
-    page.get_by_role("link", name="Online accounting system").click()
+    page.get_by_role("link", name="Desktop accounting system").click()
     expect(page.get_by_role("heading", name="What connecting will do")).to_be_visible()
     _clean(page, "integration")
 
