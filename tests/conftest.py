@@ -79,10 +79,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("slow"):
             continue
-        if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.slow)
-        elif item.get_closest_marker("postgres") and not item.nodeid.startswith(
-            _POSTGRES_EVERY_DAY
+        if item.get_closest_marker("browser") or (
+            item.get_closest_marker("postgres") and not item.nodeid.startswith(_POSTGRES_EVERY_DAY)
         ):
             item.add_marker(pytest.mark.slow)
 

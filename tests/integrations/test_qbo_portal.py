@@ -68,7 +68,9 @@ def test_connect_in_the_portal_then_sync_and_disconnect(
     assert "Connected</span> to Acme Books LLC" in listed
     status = hub.provider(hub.as_provider(shop.account.provider.id)).merchant(shop.ref).integrations
     online = status.get("accounting-online")
-    assert online.connected and online.last_sync is not None and online.last_sync.ok
+    assert online.connected
+    assert online.last_sync is not None
+    assert online.last_sync.ok
     assert "1 customersCreated" in online.last_sync.summary
 
     assert browser.submit(PAGE, f"{PAGE}/disconnect").status_code == 303
